@@ -1,0 +1,126 @@
+"""The typed Product: one catalog record, normalised from the Amazon Reviews 2023 layout."""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_TAG = re.compile(r"<[^>]+>")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Product:
+    parent_asin: str
+    title: str
+    features: tuple[str, ...] = ()
+    description: tuple[str, ...] = ()
+    price: float | None = None
+    categories: tuple[str, ...] = ()
+    details: dict[str, str] = field(default_factory=dict)
+    average_rating: float | None = None
+    rating_number: int | None = None
+    store: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        """The official JSON layout (what a catalog line holds)."""
+        return {
+            "parent_asin": self.parent_asin,
+            "title": self.title,
+            "features": list(self.features),
+            "description": list(self.description),
+            "price": self.price,
+            "categories": list(self.categories),
+            "details": dict(self.details),
+            "average_rating": self.average_rating,
+            "rating_number": self.rating_number,
+            "store": self.store,
+        }
+
+    @property
+    def leaf_category(self) -> str:
+        return self.categories[-1] if self.categories else ""
+
+
+class RecordError(ValueError):
+    """A record that cannot become a Product; the message names the field."""
+
+
+def product_from_record(record: Any) -> Product:
+    """Normalise one decoded JSON value, tolerating the oddities of real files."""
+    if not isinstance(record, dict):
+        raise RecordError(f"expected a JSON object, got {type(record).__name__}")
+    asin = _text(record.get("parent_asin"))
+    if not asin:
+        raise RecordError("missing or empty 'parent_asin'")
+    title = _text(record.get("title"))
+    if not title:
+        raise RecordError(f"missing or empty 'title' (parent_asin {asin})")
+    return Product(
+        parent_asin=asin,
+        title=title,
+        features=_text_list(record.get("features")),
+        description=tuple(_strip_html(t) for t in _text_list(record.get("description")) if _strip_html(t)),
+        price=_number(record.get("price")),
+        categories=_text_list(record.get("categories")),
+        details=_details(record.get("details")),
+        average_rating=_number(record.get("average_rating")),
+        rating_number=_int(record.get("rating_number")),
+        store=_text(record.get("store")),
+    )
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return " ".join(_text(v) for v in value).strip()
+    return str(value).strip()
+
+
+def _text_list(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        value = [value]
+    return tuple(t for t in (_text(v) for v in value) if t)
+
+
+def _strip_html(text: str) -> str:
+    # Descriptions carry HTML fragments; keep the words, drop the markup.
+    return _SPACE.sub(" ", html.unescape(_TAG.sub(" ", text))).strip()
+
+
+def _number(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if value == value else None  # NaN is unknown
+    text = str(value).strip().replace(",", "").lstrip("$").strip()
+    if not text:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if number == number else None
+
+
+def _int(value: Any) -> int | None:
+    number = _number(value)
+    return None if number is None else int(number)
+
+
+def _details(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    out: dict[str, str] = {}
+    for key, val in value.items():
+        key_text, val_text = _text(key), _text(val)
+        if key_text:
+            out[key_text] = val_text
+    return out
