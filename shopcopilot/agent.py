@@ -1,0 +1,153 @@
+"""Agent: the official reset/respond contract over the one-way pipeline
+
+    message -> state.update -> retrieve -> rerank -> dialogue.decide -> response
+
+Sessions are isolated ShoppingState values; every stage emits a trace event.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .dialogue import DialogueSettings, decide
+from .index.catalog_index import open_index
+from .rank import RankWeights, ViewCache, reason, rerank
+from .retrieve import RetrievalSettings, retrieve
+from .state import ShoppingState, update
+from .state.lexicon import lexicon_from_store
+from .trace import EventSink, Tracer
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    ranking: RankWeights = field(default_factory=RankWeights)
+    dialogue: DialogueSettings = field(default_factory=DialogueSettings)
+
+
+@dataclass(slots=True)
+class TurnResult:
+    response: dict[str, Any]
+    state: dict[str, Any]
+    diff: dict[str, Any]
+    trace: list[dict[str, Any]]
+
+
+class Agent:
+    def __init__(self, catalog_path: str | Path | None = None, *, settings: AgentSettings | None = None,
+                 index=None, progress: bool = False) -> None:
+        self.settings = settings or AgentSettings()
+        self.index = index or open_index(catalog_path, progress=progress)
+        self.lexicon = lexicon_from_store(self.index.store)
+        self._views = ViewCache(self.index.store)
+        self._sessions: dict[str, ShoppingState] = {}
+        self._lock = threading.Lock()
+
+    # -- the official contract -------------------------------------------
+    def reset(self, session_id: str, user_profile: dict | None = None) -> None:
+        with self._lock:
+            self._sessions[session_id] = ShoppingState(profile=dict(user_profile or {}))
+
+    def respond(self, session_id: str, user_message: str, turn: int, top_k: int = 10) -> dict[str, Any]:
+        return self.respond_traced(session_id, user_message, turn, top_k).response
+
+    # -- the richer API (web demo, CLI chat, tests) ----------------------
+    def respond_traced(self, session_id: str, user_message: str, turn: int | None = None, top_k: int = 10,
+                       on_event: EventSink | None = None) -> TurnResult:
+        state = self._session(session_id)
+        turn = turn if turn is not None else state.turn + 1
+        tracer = Tracer(on_event)
+        with tracer.stage("understand", message=user_message, last_question=state.last_question()) as event:
+            state, diff = update(state, str(user_message or ""), self.lexicon, turn)
+            state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
+            event.output = diff.to_dict()
+            event.summary = _summarise_diff(diff)
+        with tracer.stage("retrieve") as event:
+            candidates = retrieve(state, self.index, self.settings.retrieval)
+            views = self._views.get_many(candidates.ids())
+            event.output = {"query": candidates.query_text, "count": len(views), "window": candidates.window,
+                            "top_ids": candidates.ids()[:10]}
+            event.summary = f"{len(views)} candidates (window {candidates.window})"
+        with tracer.stage("rerank") as event:
+            seen = set(state.shown_this_epoch())
+            ranked = [s for s in rerank(state, views, candidates.scores, self.settings.ranking)
+                      if s.parent_asin not in seen]
+            event.output = _rerank_output(candidates.ids(), ranked)
+            event.summary = f"{len(ranked)} ranked, {len(seen)} already shown this epoch"
+        with tracer.stage("dialogue") as event:
+            decision = decide(state, ranked, views, turn, top_k, self.settings.dialogue)
+            event.output = {"ask_attribute": decision.ask_attribute, "options": decision.options,
+                            "alternatives": decision.alternatives, "width": decision.width}
+            event.summary = f"ask {decision.ask_attribute or 'nothing'}, show {decision.width}"
+        with tracer.stage("respond") as event:
+            shown = ranked[: decision.width]
+            response = {
+                "message": decision.message,
+                "ask_attribute": decision.ask_attribute,
+                "recommendations": [
+                    {"parent_asin": s.parent_asin, "score": round(s.score, 4), "reason": reason(s),
+                     "shown_before": False}
+                    for s in shown
+                ],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0},
+            }
+            _record_turn(state, turn, decision, [s.parent_asin for s in shown])
+            event.output = {"recommendations": len(shown)}
+            event.summary = f"{len(shown)} recommendations"
+        with self._lock:
+            self._sessions[session_id] = state
+        return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
+
+    def state(self, session_id: str) -> dict[str, Any]:
+        return self._session(session_id).to_dict()
+
+    def export_session(self, session_id: str) -> dict[str, Any]:
+        return self._session(session_id).to_dict()
+
+    def import_session(self, session_id: str, data: dict[str, Any]) -> None:
+        with self._lock:
+            self._sessions[session_id] = ShoppingState.from_dict(data)
+
+    def _session(self, session_id: str) -> ShoppingState:
+        with self._lock:
+            if session_id not in self._sessions:
+                self._sessions[session_id] = ShoppingState()
+            return self._sessions[session_id]
+
+
+def _record_turn(state: ShoppingState, turn: int, decision, shown_ids: list[str]) -> None:
+    state.shown.setdefault(state.epoch, []).extend(shown_ids)
+    if decision.ask_attribute:
+        state.questions.append((turn, decision.ask_attribute))
+    if state.history:
+        state.history[-1].agent = decision.message
+        state.history[-1].ask_attribute = decision.ask_attribute
+
+
+def _summarise_diff(diff) -> str:
+    parts = []
+    if diff.new_epoch:
+        parts.append("new epoch")
+    for key in ("added", "replaced", "negated"):
+        items = getattr(diff, key)
+        if items:
+            parts.append(f"{key} " + ", ".join(f"{i['attribute']}={i['value']}" for i in items))
+    if diff.unconstrained:
+        parts.append("no preference: " + ", ".join(diff.unconstrained))
+    if diff.fragments:
+        parts.append(f"{len(diff.fragments)} requirement fragment(s)")
+    return "; ".join(parts) or "nothing new"
+
+
+def _rerank_output(lexical_order: list[str], ranked) -> dict[str, Any]:
+    before = {asin: i for i, asin in enumerate(lexical_order)}
+    top = ranked[:10]
+    return {
+        "moves": [{"parent_asin": s.parent_asin, "from": before.get(s.parent_asin, -1) + 1, "to": i + 1}
+                  for i, s in enumerate(top)],
+        "top": [{"parent_asin": s.parent_asin, "score": round(s.score, 3),
+                 "evidence": {k: round(v, 3) for k, v in s.parts.items()}} for s in top],
+    }

@@ -1,0 +1,129 @@
+"""dialogue.decide: which one question to ask, how many products to show, and the words.
+
+The question is chosen by expected information over the candidates' attribute
+distributions, discounted by how often candidates state that attribute at all;
+an open question leads while little is known.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..rank.rerank import Scored
+from ..rank.view import ProductView
+from ..state.model import ShoppingState
+from .facets import facet_values
+from .wording import compose_message
+
+ASKABLE = ("other", "category", "style", "color", "material", "size", "use_case", "budget", "brand", "feature")
+# How likely a shopper is to have an answer: most know who it is for, few know a brand.
+ANSWERABLE = {
+    "category": 1.0, "style": 0.8, "color": 0.8, "size": 0.7, "budget": 0.7, "material": 0.6,
+    "use_case": 0.6, "feature": 0.4, "brand": 0.25,
+}
+# One answer resolves at most a few bits, however many values there are.
+MAX_BITS = 2.5
+
+
+@dataclass(frozen=True, slots=True)
+class DialogueSettings:
+    max_turns: int = 10
+    pool: int = 40  # top candidates whose attribute spread decides the question
+    open_question_value: float = 2.5
+    open_question_decay: float = 0.5
+    min_gain: float = 0.15
+    first_turn_width: int = 10
+    width: int = 10
+    ask: bool = True
+
+
+@dataclass(slots=True)
+class Decision:
+    ask_attribute: str | None
+    message: str
+    width: int
+    options: list[str] = field(default_factory=list)
+    alternatives: list[dict] = field(default_factory=list)
+
+
+def decide(
+    state: ShoppingState, ranked: list[Scored], views: dict[str, ProductView], turn: int,
+    top_k: int, settings: DialogueSettings = DialogueSettings(),
+) -> Decision:
+    width = min(top_k, settings.first_turn_width if turn <= 1 else settings.width)
+    pool = [views[s.parent_asin] for s in ranked[: settings.pool] if s.parent_asin in views]
+    last_turn = turn >= settings.max_turns
+    scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
+    best = scores[0] if scores and scores[0][1] >= settings.min_gain else None
+    attribute = best[0] if best else None
+    options = _options(attribute, pool) if attribute else []
+    message = compose_message(state, attribute, options, min(width, len(ranked)))
+    return Decision(
+        ask_attribute=attribute, message=message, width=width, options=options,
+        alternatives=[{"attribute": a, "score": round(s, 3)} for a, s in scores[:6]],
+    )
+
+
+def _question_scores(state: ShoppingState, pool: list[ProductView], settings: DialogueSettings) -> list[tuple[str, float]]:
+    scores = []
+    for attribute in ASKABLE:
+        if not _may_ask(state, attribute):
+            continue
+        if attribute == "other":
+            value = settings.open_question_value - settings.open_question_decay * state.asked("other")
+        else:
+            value = ANSWERABLE[attribute] * min(MAX_BITS, _expected_information(attribute, pool))
+        scores.append((attribute, value))
+    scores.sort(key=lambda pair: -pair[1])
+    return scores
+
+
+def _may_ask(state: ShoppingState, attribute: str) -> bool:
+    if attribute in state.unconstrained:
+        return False
+    if attribute == "other":
+        return _open_question_still_useful(state)
+    if state.asked(attribute):
+        return False  # answered, or the shopper could not say: never ask twice
+    if attribute == "category":
+        return not state.active("category")
+    return not state.active(attribute)
+
+
+def _open_question_still_useful(state: ShoppingState) -> bool:
+    """Ask 'anything else?' again only while the last such answer told us something."""
+    asked_turns = [turn for turn, attribute in state.questions if attribute == "other"]
+    if not asked_turns:
+        return True
+    answer_turn = asked_turns[-1] + 1
+    return any(c.source_turn == answer_turn for c in state.constraints) or any(
+        f.source_turn == answer_turn for f in state.fragments
+    )
+
+
+def _expected_information(attribute: str, pool: list[ProductView]) -> float:
+    """Entropy (bits) of the attribute over the pool, times the share that states it."""
+    if not pool:
+        return 0.0
+    counts: Counter[str] = Counter()
+    known = 0
+    for view in pool:
+        values = facet_values(attribute, view)
+        if values:
+            known += 1
+            for value in values:
+                counts[value] += 1.0 / len(values)
+    if not counts:
+        return 0.0
+    total = sum(counts.values())
+    entropy = -sum((c / total) * math.log2(c / total) for c in counts.values())
+    return entropy * known / len(pool)
+
+
+def _options(attribute: str, pool: list[ProductView]) -> list[str]:
+    counts: Counter[str] = Counter()
+    for view in pool:
+        counts.update(facet_values(attribute, view))
+    return [value for value, _ in counts.most_common(4)]

@@ -1,0 +1,43 @@
+"""The words: a short lead-in about what is shown, then the one question."""
+
+from __future__ import annotations
+
+from ..state.model import ShoppingState
+
+QUESTIONS = {
+    "other": "What else matters to you for this item?",
+    "category": "What kind of item are you looking for?",
+    "style": "Who is it for, and is there a style or fit you like?",
+    "color": "Do you have a color in mind?",
+    "material": "Do you prefer a particular material?",
+    "size": "What size do you need?",
+    "use_case": "What will you mainly use it for?",
+    "budget": "What budget should I stay within?",
+    "brand": "Is there a brand you prefer?",
+    "feature": "Is there a feature you need, such as a particular closure?",
+}
+
+
+def compose_message(state: ShoppingState, attribute: str | None, options: list[str], shown: int) -> str:
+    lead = _lead(state, shown)
+    if attribute is None:
+        return lead
+    question = QUESTIONS.get(attribute, QUESTIONS["other"])
+    if options and attribute != "other":
+        question = question.rstrip("?") + f" (for example: {_join(options)})?"
+    return f"{lead} {question}"
+
+
+def _lead(state: ShoppingState, shown: int) -> str:
+    if shown == 0:
+        return "I couldn't find a close match yet."
+    category = next((c.text or c.value for c in state.active("category")), "")
+    what = f" for {category}" if category else ""
+    plural = "option" if shown == 1 else "options"
+    return f"Here are {shown} {plural}{what}, best match first."
+
+
+def _join(options: list[str]) -> str:
+    if len(options) <= 1:
+        return "".join(options)
+    return ", ".join(options[:-1]) + " or " + options[-1]

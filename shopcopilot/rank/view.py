@@ -1,0 +1,61 @@
+"""ProductView: what the reranker needs to know about a product, computed once."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..catalog.attributes import Attributes
+from ..catalog.product import Product
+from ..state.lexicon import path_stems
+from ..state.text import stem, tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ProductView:
+    parent_asin: str
+    product: Product
+    attributes: Attributes
+    category_stems: frozenset[str]
+    stems: frozenset[str]
+    phrase_text: str  # " tok tok | tok ... ": a fragment matches if its token string is a substring
+    popularity: float  # log-scaled rating count, 0..~1
+
+    @property
+    def price(self) -> float | None:
+        return self.product.price
+
+
+def build_view(product: Product, attributes: Attributes) -> ProductView:
+    fields = [product.title, *product.features, *(f"{k} {v}" for k, v in product.details.items()),
+              *product.description, product.store]
+    token_lists = [tokens(text) for text in fields]
+    phrase_text = " | ".join(" ".join(t) for t in token_lists if t)
+    all_stems = {stem(t) for group in token_lists for t in group}
+    all_stems |= path_stems(product.categories)
+    return ProductView(
+        parent_asin=product.parent_asin,
+        product=product,
+        attributes=attributes,
+        category_stems=frozenset(path_stems(product.categories)),
+        stems=frozenset(all_stems),
+        phrase_text=f" {phrase_text} ",
+        popularity=math.log1p(product.rating_number or 0) / math.log1p(100_000),
+    )
+
+
+class ViewCache:
+    """Views built on demand from the index store and kept: a product's view never changes."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self._views: dict[str, ProductView] = {}
+
+    def get_many(self, asins: list[str]) -> dict[str, ProductView]:
+        missing = [a for a in asins if a not in self._views]
+        if missing:
+            products = self._store.get_many(missing)
+            for asin, product in products.items():
+                attributes = self._store.attributes(asin)
+                self._views[asin] = build_view(product, attributes)
+        return {a: self._views[a] for a in asins if a in self._views}

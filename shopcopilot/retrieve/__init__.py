@@ -1,0 +1,5 @@
+"""Retrieval stage: a BM25F query built from the active state, not from the transcript."""
+
+from .candidates import Candidates, RetrievalSettings, build_query, retrieve
+
+__all__ = ["Candidates", "RetrievalSettings", "build_query", "retrieve"]

@@ -1,0 +1,93 @@
+"""state -> Candidates: which products are worth reranking this turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..index.query import Filters, Query, phrase, terms
+from ..state.model import ShoppingState
+from ..state.text import tokens
+
+# Phrase clauses look where the shopper's quoted requirements come from.
+PHRASE_FIELDS = ("features", "details", "title", "description")
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalSettings:
+    base_window: int = 300
+    # A continuing conversation says earlier pages missed: look deeper each turn.
+    window_growth: int = 150
+    max_window: int = 1200
+    phrase_window: int = 150
+    browsing_window_bonus: int = 100
+
+
+@dataclass(slots=True)
+class Candidates:
+    scores: dict[str, float] = field(default_factory=dict)  # parent_asin -> best lexical score
+    phrase_hits: dict[str, int] = field(default_factory=dict)  # parent_asin -> phrase queries matched
+    query_text: str = ""
+    window: int = 0
+
+    def ids(self) -> list[str]:
+        return sorted(self.scores, key=lambda a: -self.scores[a])
+
+
+def window_for(state: ShoppingState, settings: RetrievalSettings) -> int:
+    window = settings.base_window + settings.window_growth * state.turns_without_progress
+    if state.intent == "browsing":
+        window += settings.browsing_window_bonus
+    return min(window, settings.max_window)
+
+
+def build_query(state: ShoppingState) -> Query:
+    clauses = []
+    for constraint in state.active("category"):
+        words = " ".join(constraint.data.get("words", {})) or constraint.value
+        clauses.append(terms(words, boost=2.0, fields=("categories", "title")))
+        clauses.append(terms(constraint.text or constraint.value, boost=1.0))
+    for constraint in state.active():
+        if constraint.attribute in ("category", "budget"):
+            continue
+        boost = 1.5 if constraint.level == "hard" else 1.0
+        clauses.append(terms(f"{constraint.value} {constraint.text}", boost=boost))
+    for fragment in state.active_fragments():
+        boost = 1.0 if fragment.level == "hard" else 0.7
+        clauses.append(terms(fragment.text, boost=boost))
+    return Query(tuple(c for c in clauses if c.words))
+
+
+def budget_filters(state: ShoppingState) -> Filters | None:
+    for constraint in state.active("budget"):
+        low, high = constraint.data.get("min"), constraint.data.get("max")
+        if low is not None or high is not None:
+            # A little slack: shoppers round, and $40.99 on a "$40" budget is a near miss, not a no.
+            return Filters(min_price=low * 0.9 if low else None, max_price=high * 1.05 if high else None)
+    return None
+
+
+def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candidates:
+    query = build_query(state)
+    window = window_for(state, settings)
+    out = Candidates(query_text=_describe(query), window=window)
+    if query.is_empty:
+        return out
+    filters = budget_filters(state)
+    for hit in index.search(query, limit=window, filters=filters):
+        out.scores[hit.parent_asin] = hit.score
+    for fragment in state.active_fragments():
+        if len(tokens(fragment.text)) < 2:
+            continue
+        phrase_query = Query((phrase(fragment.text, fields=PHRASE_FIELDS),))
+        for hit in index.search(phrase_query, limit=settings.phrase_window, filters=filters):
+            out.scores.setdefault(hit.parent_asin, 0.0)
+            out.phrase_hits[hit.parent_asin] = out.phrase_hits.get(hit.parent_asin, 0) + 1
+    return out
+
+
+def _describe(query: Query) -> str:
+    parts = []
+    for clause in query.clauses:
+        text = " ".join(clause.words)
+        parts.append(f'"{text}"' if clause.phrase else text)
+    return " | ".join(parts)

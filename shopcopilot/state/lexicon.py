@@ -1,0 +1,136 @@
+"""What words mean in this catalog: the shared attribute vocabulary plus the
+catalog's own category names and brands.
+
+Categories are matched against the catalog's category vocabulary (token level,
+plural-folded), weighted by how rare each word is among products, so
+"necklaces" counts for more than "women".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..catalog.vocabulary import find_mentions
+from .text import STOPWORDS, stem, tokens
+
+ROOT_CATEGORY = "clothing, shoes & jewelry"
+
+# Vocabulary attribute -> the official ask_attribute name it is asked under.
+FACET_TO_ATTRIBUTE = {
+    "color": "color", "material": "material", "size": "size", "width": "size",
+    "department": "style", "style": "style", "fit": "style", "closure": "feature",
+    "use_case": "use_case", "brand": "brand",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    facet: str
+    value: str
+    start: int
+    end: int
+    text: str
+
+    @property
+    def attribute(self) -> str:
+        return FACET_TO_ATTRIBUTE.get(self.facet, "feature")
+
+
+class Lexicon:
+    def __init__(self, category_paths: Mapping[tuple[str, ...], int], brands: Iterable[str] = ()) -> None:
+        self.category_idf = _category_idf(category_paths)
+        self.money_like_categories = tuple(
+            sorted({part for path in category_paths for part in path if "$" in part}, key=len, reverse=True)
+        )
+        self._brands = _brand_table(brands)
+
+    # -- attribute values -------------------------------------------------
+    def mentions(self, text: str) -> list[Mention]:
+        found = [Mention(m.attribute, m.value, m.start, m.end, m.text) for m in find_mentions(text)]
+        found += self._brand_mentions(text)
+        return found
+
+    def _brand_mentions(self, text: str) -> list[Mention]:
+        lowered = text.lower()
+        hits = []
+        for match in re.finditer(r"[a-z0-9][a-z0-9&'.-]*(?: [a-z0-9&'.-]+){0,3}", lowered):
+            words = match.group().split()
+            for width in range(len(words), 0, -1):
+                name = " ".join(words[:width])
+                if name in self._brands:
+                    end = match.start() + len(name)
+                    hits.append(Mention("brand", self._brands[name], match.start(), end, text[match.start():end]))
+                    break
+        return hits
+
+    # -- categories -------------------------------------------------------
+    def category_tokens(self, text: str) -> dict[str, float]:
+        """Category-vocabulary words in `text` (plural-folded) with their weights."""
+        out: dict[str, float] = {}
+        for token in tokens(text):
+            key = stem(token)
+            if key in self.category_idf and token not in STOPWORDS:
+                out[key] = self.category_idf[key]
+        return out
+
+    def category_weight(self, text: str) -> float:
+        return sum(self.category_tokens(text).values())
+
+
+def path_stems(categories: Iterable[str]) -> set[str]:
+    """Plural-folded words of a product's category path, without the catalog root."""
+    out: set[str] = set()
+    for part in categories:
+        if part.strip().lower() == ROOT_CATEGORY:
+            continue
+        out.update(stem(t) for t in tokens(part))
+    return out
+
+
+def _category_idf(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, float]:
+    total = sum(category_paths.values()) or 1
+    frequency: dict[str, int] = {}
+    for path, count in category_paths.items():
+        for word in path_stems(path):
+            frequency[word] = frequency.get(word, 0) + count
+    return {
+        word: math.log(1 + total / df)
+        for word, df in frequency.items()
+        if word not in STOPWORDS and len(word) > 1
+    }
+
+
+def _brand_table(brands: Iterable[str]) -> dict[str, str]:
+    """Normalised brand name -> display name; short or common-word names are too ambiguous."""
+    table: dict[str, str] = {}
+    for brand in brands:
+        key = " ".join(brand.lower().split())
+        if len(key) >= 4 and key not in STOPWORDS and not key.isdigit():
+            table.setdefault(key, brand)
+    return table
+
+
+def lexicon_from_store(store) -> Lexicon:
+    """Category paths and brands counted inside SQLite, without decoding every record."""
+    from ..index.store import read_only_connection
+
+    db = read_only_connection(store.path)
+    try:
+        paths: dict[tuple[str, ...], int] = {}
+        for raw, count in db.execute(
+            "SELECT json_extract(record, '$.categories'), count(*) FROM products GROUP BY 1"
+        ):
+            path = tuple(json.loads(raw)) if raw else ()
+            paths[path] = paths.get(path, 0) + count
+        brands = [name for (name,) in db.execute(
+            "SELECT DISTINCT json_extract(record, '$.store') FROM products WHERE json_extract(record, '$.store') != ''"
+        ) if name]
+    finally:
+        db.close()
+    category_words = set(_category_idf(paths))
+    usable = [b for b in brands if not find_mentions(b) and not (set(tokens(b)) & category_words)]
+    return Lexicon(paths, usable)

@@ -1,0 +1,148 @@
+"""ShoppingState: the explicit, revisable model of what the shopper wants.
+
+Everything here is plain data (JSON round-trips through to_dict/from_dict) so a
+session can be stored, restored, shown in the web demo and asserted in tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ATTRIBUTES = (
+    "category", "material", "color", "size", "style",
+    "brand", "budget", "feature", "use_case", "other",
+)
+LEVELS = ("hard", "goal", "soft")
+STATUSES = ("active", "replaced", "negated", "unconstrained")
+
+
+@dataclass(slots=True)
+class Constraint:
+    """One thing the shopper asked for. `value` is canonical; `text` is what they said."""
+
+    attribute: str
+    value: str
+    level: str = "hard"
+    status: str = "active"
+    source_turn: int = 0
+    confidence: float = 1.0
+    epoch: int = 0
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass(slots=True)
+class Fragment:
+    """Free requirement text kept as evidence ("95% cotton", "adjustable strap")."""
+
+    text: str
+    source_turn: int
+    epoch: int
+    level: str = "soft"
+    status: str = "active"
+
+
+@dataclass(slots=True)
+class Rejection:
+    attribute: str
+    value: str
+    source_turn: int
+
+
+@dataclass(slots=True)
+class Turn:
+    turn: int
+    user: str
+    agent: str = ""
+    ask_attribute: str | None = None
+
+
+@dataclass(slots=True)
+class ShoppingState:
+    turn: int = 0
+    epoch: int = 0
+    intent: str = "browsing"
+    intent_confidence: float = 0.5
+    constraints: list[Constraint] = field(default_factory=list)
+    fragments: list[Fragment] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    unconstrained: list[str] = field(default_factory=list)
+    questions: list[tuple[int, str]] = field(default_factory=list)
+    shown: dict[int, list[str]] = field(default_factory=dict)
+    turns_without_progress: int = 0
+    profile: dict[str, Any] = field(default_factory=dict)
+    history: list[Turn] = field(default_factory=list)
+
+    # -- views used by later stages -------------------------------------
+    def active(self, attribute: str | None = None) -> list[Constraint]:
+        return [
+            c for c in self.constraints
+            if c.active and (attribute is None or c.attribute == attribute)
+        ]
+
+    def active_fragments(self) -> list[Fragment]:
+        return [f for f in self.fragments if f.status == "active"]
+
+    def rejected_values(self, attribute: str | None = None) -> set[str]:
+        return {r.value for r in self.rejected if attribute is None or r.attribute == attribute}
+
+    def shown_this_epoch(self) -> list[str]:
+        return self.shown.get(self.epoch, [])
+
+    def last_question(self) -> str | None:
+        return self.questions[-1][1] if self.questions else None
+
+    def asked(self, attribute: str) -> int:
+        return sum(1 for _, a in self.questions if a == attribute)
+
+    # -- serialisation ---------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["shown"] = {str(k): v for k, v in self.shown.items()}
+        data["questions"] = [{"turn": t, "attribute": a} for t, a in self.questions]
+        data["intent"] = {"mode": self.intent, "confidence": round(self.intent_confidence, 3)}
+        del data["intent_confidence"]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ShoppingState:
+        intent = data.get("intent") or {}
+        return cls(
+            turn=data.get("turn", 0),
+            epoch=data.get("epoch", 0),
+            intent=intent.get("mode", "browsing"),
+            intent_confidence=intent.get("confidence", 0.5),
+            constraints=[Constraint(**c) for c in data.get("constraints", [])],
+            fragments=[Fragment(**f) for f in data.get("fragments", [])],
+            rejected=[Rejection(**r) for r in data.get("rejected", [])],
+            unconstrained=list(data.get("unconstrained", [])),
+            questions=[(q["turn"], q["attribute"]) for q in data.get("questions", [])],
+            shown={int(k): list(v) for k, v in data.get("shown", {}).items()},
+            turns_without_progress=data.get("turns_without_progress", 0),
+            profile=dict(data.get("profile", {})),
+            history=[Turn(**t) for t in data.get("history", [])],
+        )
+
+
+@dataclass(slots=True)
+class StateDiff:
+    """What one turn changed, for the trace and the web demo."""
+
+    added: list[dict[str, Any]] = field(default_factory=list)
+    replaced: list[dict[str, Any]] = field(default_factory=list)
+    negated: list[dict[str, Any]] = field(default_factory=list)
+    unconstrained: list[str] = field(default_factory=list)
+    fragments: list[str] = field(default_factory=list)
+    new_epoch: bool = False
+    intent: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def is_empty(self) -> bool:
+        return not (self.added or self.replaced or self.negated or self.unconstrained or self.fragments)

@@ -1,0 +1,192 @@
+"""Reading one shopper message into observations: values, budget, negations,
+no-preference, override cues and free requirement fragments.
+
+Rules, not templates: each cue is a family of wordings ("actually", "scratch
+that", "switch to" ...) and values come from the shared vocabulary, so the same
+meaning in other words lands in the same place.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .budget import Budget, parse_budget
+from .lexicon import Lexicon, Mention
+from .text import STOPWORDS, tokens
+
+_NO_PREFERENCE = re.compile(
+    r"\b(no (?:real |particular |strong |additional |specific |other |more )?(?:preference|preferences|requirement)s?|"
+    r"(?:do ?n[o']?t|doesn'?t|dont|doesnt) (?:really )?(?:have (?:a|an|any) (?:\w+ )?(?:preference|requirement)|care|mind|matter)|"
+    r"doesn'?t matter|does not matter|not (?:important|picky|fussy|bothered)|whatever(?: works| you think)?|"
+    r"up to you|your call|(?:use )?your (?:own )?judg(?:e)?ment|any(?:thing|one)? (?:is|works|will do|would do)|"
+    r"either (?:way|is fine)|open to (?:anything|any)|i'?m (?:easy|flexible)|surprise me|no strong feelings|"
+    r"(?:all|any) (?:\w+ )?(?:is|are) fine|not a (?:big )?deal)\b",
+    re.I,
+)
+_NOT_SURE = re.compile(
+    r"\b(not sure|unsure|no idea|(?:do ?n[o']?t|dont) know|dunno|can'?t say|hard to say|no clue|"
+    r"haven'?t (?:thought|decided)|not certain)\b",
+    re.I,
+)
+_OVERRIDE = re.compile(
+    r"\b(actually|instead|rather than|scratch that|forget (?:it|that|the|about|my)|never ?mind|"
+    r"change (?:it|that|of plans?) to|changed my mind|switch (?:it )?to|now i (?:need|want)|"
+    r"on second thought|ignore (?:my|what|the) (?:earlier|previous|last)?|make it|"
+    r"not anymore|no longer|i'?d rather have|let'?s go with|wait,)\b",
+    re.I,
+)
+_BROWSING = re.compile(
+    r"\b(just (?:browsing|looking|exploring|checking)|still exploring|exploring|browsing|window shopping|"
+    r"not sure what|some ideas|inspiration|see what(?:'s| is) (?:out there|available))\b",
+    re.I,
+)
+_SEEKING = re.compile(
+    r"^\s*(?:hi|hello|hey)?[,!\s]*(?:i'?m|i am|we'?re)?\s*(?:looking for|searching for|shopping for|in the market for|"
+    r"hunting for|after)\s+|^\s*(?:i|we)\s+(?:need|want|would like)\s+|^\s*(?:find|show|get)\s+me\s+|"
+    r"^\s*(?:now\s+)?(?:i'?m\s+)?(?:looking for|i need|i want)\s+",
+    re.I,
+)
+_NEGATORS = re.compile(
+    r"(?:\bnot?\b|\bwithout\b|\bavoid(?:ing)?\b|\bexcept\b|\banything but\b|\bnothing\b|\bdon'?t want\b|"
+    r"\bdont want\b|\bno more\b|\bhate\b|\bnot a fan of\b|\binstead of\b|\brather than\b|\bforget\b|\bskip\b|"
+    r"\bexclude\b|\bminus\b|\bnon\b|-free\b)[\w\s'-]{0,12}$",
+    re.I,
+)
+_REJECT_SHOWN = re.compile(
+    r"\b(not (?:that|this|those|these) ones?|none of (?:these|those|them)|not (?:quite )?right|"
+    r"(?:those|these) (?:are|aren'?t|were)|not what i)\b",
+    re.I,
+)
+_NEGATED_WORD = re.compile(r"\b(?:no|without|not|avoid|hate)\s+(?:any\s+|a\s+|the\s+)?([a-z][a-z-]{2,})\b", re.I)
+# A lead-in before a colon that is pure conversation: "what matters is: X".
+_LEADIN = re.compile(r"^[^:]{0,60}:\s*")
+_ATTRIBUTE_NAMES = {
+    "color": "color", "colour": "color", "colors": "color", "colours": "color", "shade": "color",
+    "material": "material", "materials": "material", "fabric": "material",
+    "size": "size", "sizes": "size", "sizing": "size", "fit": "size",
+    "brand": "brand", "brands": "brand", "label": "brand", "maker": "brand",
+    "price": "budget", "budget": "budget", "cost": "budget", "spend": "budget",
+    "style": "style", "styles": "style", "look": "style", "design": "style",
+    "category": "category", "type": "category", "kind": "category",
+    "feature": "feature", "features": "feature", "use": "use_case", "occasion": "use_case",
+    "activity": "use_case", "purpose": "use_case",
+}
+
+
+@dataclass(slots=True)
+class Observation:
+    values: list[Mention] = field(default_factory=list)
+    negated: list[Mention] = field(default_factory=list)
+    negated_words: list[str] = field(default_factory=list)
+    budget: Budget | None = None
+    no_preference: list[str] = field(default_factory=list)
+    not_sure: bool = False
+    override: bool = False
+    browsing: bool | None = None
+    category_text: str = ""
+    fragments: list[str] = field(default_factory=list)
+    rejects_shown: bool = False
+
+
+def parse_message(message: str, lexicon: Lexicon, last_question: str | None, first_turn: bool) -> Observation:
+    obs = Observation()
+    text = message.strip()
+    obs.override = bool(_OVERRIDE.search(text))
+    obs.not_sure = bool(_NOT_SURE.search(text))
+    obs.rejects_shown = bool(_REJECT_SHOWN.search(text))
+    obs.browsing = True if _BROWSING.search(text) else None
+    obs.budget = parse_budget(text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories)
+    _read_no_preference(text, last_question, obs)
+    _read_values(text, lexicon, obs)
+    obs.negated_words = _negated_free_words(text, lexicon)
+    _read_pieces(text, lexicon, first_turn, last_question, obs)
+    return obs
+
+
+def _read_no_preference(text: str, last_question: str | None, obs: Observation) -> None:
+    for clause in re.split(r"[.;!?,]| but ", text):
+        if not _NO_PREFERENCE.search(clause):
+            continue
+        named = [_ATTRIBUTE_NAMES[t] for t in tokens(clause) if t in _ATTRIBUTE_NAMES]
+        if named:
+            obs.no_preference.extend(a for a in named if a not in obs.no_preference)
+        elif last_question and last_question not in obs.no_preference:
+            obs.no_preference.append(last_question)
+
+
+def _read_values(text: str, lexicon: Lexicon, obs: Observation) -> None:
+    for mention in lexicon.mentions(text):
+        before = text[max(0, mention.start - 40): mention.start]
+        if _NEGATORS.search(before) and not _clause_break(before):
+            obs.negated.append(mention)
+        else:
+            obs.values.append(mention)
+
+
+def _clause_break(before: str) -> bool:
+    """A negator separated from the value by a comma/full stop does not apply to it."""
+    match = _NEGATORS.search(before)
+    return match is not None and bool(re.search(r"[,.;]", before[match.start():]))
+
+
+def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
+    words = []
+    for match in _NEGATED_WORD.finditer(text):
+        word = match.group(1).lower()
+        if word not in STOPWORDS and not lexicon.mentions(word) and word not in _ATTRIBUTE_NAMES:
+            words.append(word)
+    return words
+
+
+def _read_pieces(text: str, lexicon: Lexicon, first_turn: bool, last_question: str | None, obs: Observation) -> None:
+    """Split into clauses; a seeking clause names the category, the rest are requirement fragments."""
+    for piece in _split_pieces(text):
+        seeking = _SEEKING.match(piece)
+        if seeking or (first_turn and not obs.category_text) or last_question == "category":
+            body = piece[seeking.end():] if seeking else piece
+            body = re.split(r",\s*but\b|\bbut\b", body)[0]
+            if lexicon.category_weight(body) > 0 and not obs.category_text:
+                obs.category_text = body.strip(" .,!")
+                continue
+        fragment = _fragment(piece)
+        if fragment:
+            obs.fragments.append(fragment)
+
+
+def _split_pieces(text: str) -> list[str]:
+    pieces = re.split(r"(?<!\d)\.(?!\d)|[;!?\n]", text)
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def _fragment(piece: str) -> str:
+    """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues."""
+    lead = _LEADIN.match(piece)
+    if lead and _is_chatter(piece[: lead.end() - 1]):
+        piece = piece[lead.end():]
+    piece = piece.strip(" \t-,.")
+    for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN):
+        if pattern.search(piece):
+            return ""
+    piece = _NEGATED_TAIL.sub("", piece).strip(" \t-,.")
+    content = [t for t in tokens(piece) if t not in _CHATTER and len(t) > 1]
+    return piece if content else ""
+
+
+# What follows a negator is a rejection, not a requirement ("leather instead of suede").
+_NEGATED_TAIL = re.compile(
+    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget)\b(?!-)[^,;]*", re.I
+)
+
+
+_CHATTER = STOPWORDS | {
+    "key", "requirement", "requirements", "matters", "matter", "important", "importantly", "need",
+    "care", "main", "thing", "things", "priority", "must", "essential", "crucial", "wish", "list",
+    "earlier", "previous", "ignore", "actually", "instead", "what", "is", "for", "really", "mostly",
+    "most", "top", "biggest", "honestly", "basically", "ideally", "preference", "preferences",
+}
+
+
+def _is_chatter(text: str) -> bool:
+    words = tokens(text)
+    return bool(words) and all(w in _CHATTER for w in words)

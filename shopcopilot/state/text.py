@@ -1,0 +1,54 @@
+"""Tokenising shared by understanding, retrieval and reranking."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+# Words that carry no product meaning in a shopper's message.
+STOPWORDS = frozenset(
+    """a an and are as at be but by for from i in is it me my of on or please some that the this to
+    want with would you looking im i'm id i'd ive just also really very so too something thing things
+    anything one ones any its it's we our your yours they them their there here what which who how
+    can could should will shall may might must do does did done have has had having get got need needs
+    like love prefer preferred preference ideally maybe perhaps kind sort bit lot little pretty quite
+    hi hello hey thanks thank ok okay hmm um uh well yeah yes yep sure great nice cool good fine
+    about around into onto over under than then if else when where while all more most much many
+    no not nor only own same such other others another again further once now still yet ever
+    be been being am was were ll ve re s t d m don doesn didn isn aren wasn weren won wouldn shouldn
+    couldn cant can't dont doesnt didnt isnt wont wouldnt find show give see look looks shopping shop buy
+    buying purchase searching search help""".split()
+)
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+@lru_cache(maxsize=200_000)
+def stem(token: str) -> str:
+    """A light plural folding: 'dresses'->'dress', 'shoes'->'shoe', 'hoodies'->'hoody'."""
+    if len(token) <= 3 or token.isdigit():
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return token[:-2]
+    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def stems(text: str) -> list[str]:
+    return [stem(t) for t in tokens(text)]
+
+
+def content_stems(text: str) -> list[str]:
+    return [stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 1]
+
+
+def phrase_key(text: str) -> str:
+    """Space-padded token string, so phrase containment is a substring test."""
+    return " " + " ".join(tokens(text)) + " "

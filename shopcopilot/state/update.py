@@ -1,0 +1,169 @@
+"""state.update: one message in, a new ShoppingState and a StateDiff out."""
+
+from __future__ import annotations
+
+import copy
+
+from .lexicon import Lexicon, Mention
+from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
+from .parse import Observation, parse_message
+from .text import stem
+
+# A shopper wants one of these at a time; a new value replaces the old one.
+SINGLE_VALUED = frozenset({"department", "size", "width", "fit", "brand"})
+# Facets that only make sense for a category; a category switch drops them.
+CATEGORY_BOUND = frozenset({"size", "width", "fit", "closure", "style"})
+
+
+def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> tuple[ShoppingState, StateDiff]:
+    new = copy.deepcopy(state)
+    new.turn = turn
+    obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history)
+    diff = StateDiff()
+    if obs.override and new.history:
+        new.epoch += 1
+        diff.new_epoch = True
+    level = _level(new, obs)
+    _update_intent(new, obs, diff)
+    category_changed = _apply_category(new, obs, lexicon, level, diff)
+    if category_changed and new.history:
+        _drop_category_bound(new, diff)
+    replaced_facets = _apply_values(new, obs.values, level, obs.override, diff)
+    _apply_negations(new, obs, diff)
+    _apply_budget(new, obs, diff)
+    _apply_no_preference(new, obs, diff)
+    if obs.override and not replaced_facets and not category_changed:
+        _archive_volunteered_fragments(new, diff)
+    for text in obs.fragments:
+        new.fragments.append(Fragment(text, turn, new.epoch, level))
+        diff.fragments.append(text)
+    new.history.append(Turn(turn=turn, user=message))
+    return new, diff
+
+
+def _level(state: ShoppingState, obs: Observation) -> str:
+    """Answers and overrides are requirements; what a browser volunteers up front is softer."""
+    if not state.history and (obs.browsing or state.intent == "browsing" and not obs.values):
+        return "soft"
+    return "hard"
+
+
+def _update_intent(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
+    if obs.browsing:
+        state.intent, state.intent_confidence = "browsing", 0.8
+    elif not state.history and (obs.values or obs.fragments or obs.budget):
+        state.intent, state.intent_confidence = "buying", 0.7
+    elif state.history and (obs.values or obs.budget) and state.intent == "browsing":
+        # Specific answers are a sign the shopper is converging on something.
+        state.intent_confidence = max(0.3, state.intent_confidence - 0.1)
+    else:
+        return
+    diff.intent = state.intent
+
+
+def _apply_category(state: ShoppingState, obs: Observation, lexicon: Lexicon, level: str, diff: StateDiff) -> bool:
+    words = lexicon.category_tokens(obs.category_text) if obs.category_text else {}
+    if not words:
+        return False
+    current = state.active("category")
+    if current and set(current[-1].data.get("words", {})) == set(words):
+        return False
+    for old in current:
+        old.status = "replaced"
+        diff.replaced.append(_describe(old))
+    constraint = Constraint(
+        "category", obs.category_text.lower(), "hard", "active", state.turn, 0.9, state.epoch,
+        obs.category_text, {"words": words},
+    )
+    state.constraints.append(constraint)
+    diff.added.append(_describe(constraint))
+    return bool(current)
+
+
+def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
+    for constraint in state.active():
+        if constraint.data.get("facet") in CATEGORY_BOUND:
+            constraint.status = "replaced"
+            diff.replaced.append(_describe(constraint))
+    for fragment in state.active_fragments():
+        fragment.status = "replaced"
+
+
+def _apply_values(state: ShoppingState, mentions: list[Mention], level: str, override: bool, diff: StateDiff) -> set[str]:
+    replaced: set[str] = set()
+    new_facets = {m.facet for m in mentions}
+    for facet in new_facets:
+        earlier = [c for c in state.active() if c.data.get("facet") == facet and c.source_turn < state.turn]
+        if earlier and (override or facet in SINGLE_VALUED):
+            for old in earlier:
+                old.status = "replaced"
+                diff.replaced.append(_describe(old))
+            replaced.add(facet)
+    for mention in mentions:
+        if any(c.data.get("facet") == mention.facet and c.value == mention.value for c in state.active()):
+            continue
+        constraint = Constraint(
+            mention.attribute, mention.value, level, "active", state.turn, 0.9, state.epoch,
+            mention.text, {"facet": mention.facet},
+        )
+        state.constraints.append(constraint)
+        diff.added.append(_describe(constraint))
+        state.unconstrained = [a for a in state.unconstrained if a != mention.attribute]
+    return replaced
+
+
+def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
+    for mention in obs.negated:
+        for constraint in state.active():
+            if constraint.data.get("facet") == mention.facet and constraint.value == mention.value:
+                constraint.status = "negated"
+        state.rejected.append(Rejection(mention.facet, mention.value, state.turn))
+        diff.negated.append({"attribute": mention.facet, "value": mention.value})
+    for word in obs.negated_words:
+        state.rejected.append(Rejection("word", stem(word), state.turn))
+        diff.negated.append({"attribute": "word", "value": stem(word)})
+
+
+def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
+    if not obs.budget:
+        return
+    for old in state.active("budget"):
+        old.status = "replaced"
+        diff.replaced.append(_describe(old))
+    budget = obs.budget
+    level = "goal" if budget.target is not None else "hard"
+    constraint = Constraint(
+        "budget", budget.describe(), level, "active", state.turn, 0.9, state.epoch, budget.text,
+        {"facet": "budget", "min": budget.min_price, "max": budget.max_price, "target": budget.target},
+    )
+    state.constraints.append(constraint)
+    diff.added.append(_describe(constraint))
+
+
+def _apply_no_preference(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
+    for attribute in obs.no_preference:
+        if attribute not in state.unconstrained:
+            state.unconstrained.append(attribute)
+            diff.unconstrained.append(attribute)
+        for constraint in state.active(attribute):
+            constraint.status = "unconstrained"
+
+
+def _archive_volunteered_fragments(state: ShoppingState, diff: StateDiff) -> None:
+    """'Ignore my earlier preference' with nothing more specific: the preferences the
+    shopper volunteered unasked (not their answers to questions) are archived."""
+    asked_turns = {turn + 1 for turn, _ in state.questions}
+    for fragment in state.active_fragments():
+        if fragment.source_turn not in asked_turns:
+            fragment.status = "replaced"
+            diff.replaced.append({"attribute": "feature", "value": fragment.text, "turn": fragment.source_turn})
+
+
+def _describe(constraint: Constraint) -> dict:
+    return {
+        "attribute": constraint.attribute,
+        "value": constraint.value,
+        "level": constraint.level,
+        "turn": constraint.source_turn,
+        "epoch": constraint.epoch,
+    }
