@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .budget import Budget, parse_budget
 from .lexicon import Lexicon, Mention
-from .text import STOPWORDS, tokens
+from .text import STOPWORDS, stem, tokens
 
 _NO_PREFERENCE = re.compile(
     r"\b(no (?:real |particular |strong |additional |specific |other |more )?(?:preference|preferences|requirement)s?|"
@@ -30,10 +30,11 @@ _NOT_SURE = re.compile(
     re.I,
 )
 _OVERRIDE = re.compile(
-    r"\b(actually|instead|rather than|scratch that|forget (?:it|that|the|about|my)|never ?mind|"
-    r"change (?:it|that|of plans?) to|changed my mind|switch (?:it )?to|now i (?:need|want)|"
-    r"on second thought|ignore (?:my|what|the) (?:earlier|previous|last)?|make it|"
-    r"not anymore|no longer|i'?d rather have|let'?s go with|wait,)\b",
+    r"\b(actually|instead|rather than|scratch (?:that|the|my)|forget (?:it|that|the|about|my)|never ?mind|"
+    r"change (?:it|that) to|change of (?:plans?|mind)|changed my mind|switch (?:it )?to|now i (?:need|want)|"
+    r"on second thought|ignore (?:my|what|the) (?:earlier|previous|last)?|make it|i (?:mean|meant)|"
+    r"not anymore|no longer|i'?d rather (?:have|look at|go with|get)|let'?s go with|wait,|correction|"
+    r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous))\b",
     re.I,
 )
 _BROWSING = re.compile(
@@ -41,10 +42,15 @@ _BROWSING = re.compile(
     r"not sure what|some ideas|inspiration|see what(?:'s| is) (?:out there|available))\b",
     re.I,
 )
+# "I'm looking for X", "actually, now I need X", "switch to X": what follows names the item.
 _SEEKING = re.compile(
-    r"^\s*(?:hi|hello|hey)?[,!\s]*(?:i'?m|i am|we'?re)?\s*(?:looking for|searching for|shopping for|in the market for|"
-    r"hunting for|after)\s+|^\s*(?:i|we)\s+(?:need|want|would like)\s+|^\s*(?:find|show|get)\s+me\s+|"
-    r"^\s*(?:now\s+)?(?:i'?m\s+)?(?:looking for|i need|i want)\s+",
+    r"^\s*(?:(?:hi|hello|hey|actually|ok(?:ay)?|well|hmm+|so|oh|wait|sorry|also|and|but|no|now|then)\b[,!\s]*)*"
+    r"(?:i'?m|i am|we'?re|we are)?\s*(?:really\s+)?"
+    r"(?:looking for|searching for|shopping for|in the market for|hunting for|after|"
+    r"(?:i|we)\s+(?:really\s+)?(?:need|want|would like|'d like)|(?:find|show|get)\s+me|"
+    r"(?:can|could|would) you (?:please )?(?:find|show|get|recommend) me(?: some| a| an)?|do you (?:have|sell|carry)|"
+    r"(?:i|we) (?:want|need|would like|'d like) to (?:buy|get|find|see)|(?:just )?browsing(?: for)?|"
+    r"switch(?:ing)? to|change (?:it|that) to|let'?s go with|go with|make it|need|want)\s+",
     re.I,
 )
 _NEGATORS = re.compile(
@@ -140,18 +146,51 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
 
 
 def _read_pieces(text: str, lexicon: Lexicon, first_turn: bool, last_question: str | None, obs: Observation) -> None:
-    """Split into clauses; a seeking clause names the category, the rest are requirement fragments."""
+    """Split into clauses; a category statement names the item, the rest are requirement fragments."""
     for piece in _split_pieces(text):
-        seeking = _SEEKING.match(piece)
-        if seeking or (first_turn and not obs.category_text) or last_question == "category":
-            body = piece[seeking.end():] if seeking else piece
-            body = re.split(r",\s*but\b|\bbut\b", body)[0]
-            if lexicon.category_weight(body) > 0 and not obs.category_text:
-                obs.category_text = body.strip(" .,!")
-                continue
+        category = _category_statement(piece, lexicon, first_turn, last_question, obs)
+        if category and not obs.category_text:
+            obs.category_text = category
+            continue
         fragment = _fragment(piece)
         if fragment:
             obs.fragments.append(fragment)
+
+
+def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_question: str | None,
+                        obs: Observation) -> str:
+    """The item named by this clause, when the clause is about WHAT to buy.
+
+    A clause names the item when it seeks something ("I need X"), opens the
+    conversation, answers a category question, or corrects the item
+    ("i mean belts", "scratch that: everyday bras, not panties"). Elsewhere
+    category words are only evidence, so a feature line like "ankle boots"
+    never replaces the item.
+    """
+    seeking = _SEEKING.match(piece)
+    body = piece[seeking.end():] if seeking else _strip_leadin(piece)
+    body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
+    words = lexicon.category_tokens(body)
+    if not words:
+        return ""
+    opening = first_turn and not obs.category_text
+    if seeking or opening or last_question == "category":
+        return body
+    if obs.override and _mostly_category(body, words):
+        return body
+    return ""
+
+
+def _mostly_category(text: str, words: dict[str, float]) -> bool:
+    content = [stem(t) for t in tokens(text) if t not in _CHATTER and len(t) > 1]
+    return bool(content) and sum(1 for t in content if t in words) / len(content) >= 0.5
+
+
+def _strip_leadin(piece: str) -> str:
+    lead = _LEADIN.match(piece)
+    if lead and _is_chatter(piece[: lead.end() - 1]):
+        return piece[lead.end():]
+    return piece
 
 
 def _split_pieces(text: str) -> list[str]:
@@ -161,10 +200,7 @@ def _split_pieces(text: str) -> list[str]:
 
 def _fragment(piece: str) -> str:
     """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues."""
-    lead = _LEADIN.match(piece)
-    if lead and _is_chatter(piece[: lead.end() - 1]):
-        piece = piece[lead.end():]
-    piece = piece.strip(" \t-,.")
+    piece = _strip_leadin(piece).strip(" \t-,.")
     for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN):
         if pattern.search(piece):
             return ""
@@ -184,6 +220,8 @@ _CHATTER = STOPWORDS | {
     "care", "main", "thing", "things", "priority", "must", "essential", "crucial", "wish", "list",
     "earlier", "previous", "ignore", "actually", "instead", "what", "is", "for", "really", "mostly",
     "most", "top", "biggest", "honestly", "basically", "ideally", "preference", "preferences",
+    "sorry", "scratch", "change", "plan", "plans", "mind", "mean", "meant", "forget", "switch", "wait",
+    "specifically", "preferably", "second", "thought", "rather", "prefer", "after", "correction",
 }
 
 

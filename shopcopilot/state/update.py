@@ -12,7 +12,7 @@ from .text import stem
 # A shopper wants one of these at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({"department", "size", "width", "fit", "brand"})
 # Facets that only make sense for a category; a category switch drops them.
-CATEGORY_BOUND = frozenset({"size", "width", "fit", "closure", "style"})
+CATEGORY_BOUND = frozenset({"size", "width", "fit", "closure", "style", "use_case"})
 
 
 def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> tuple[ShoppingState, StateDiff]:

@@ -1,0 +1,119 @@
+"""Reranker on small hand-built candidate sets; dialogue policy rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from shopcopilot.catalog.attributes import derive
+from shopcopilot.catalog.product import product_from_record
+from shopcopilot.dialogue import decide
+from shopcopilot.rank import build_view, rerank
+from shopcopilot.state import Lexicon, ShoppingState, update
+
+PATHS = {
+    ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"): 10,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"): 10,
+}
+
+
+def product(asin, title, features=(), price=None, categories=("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"), rating_number=10, details=None):
+    return product_from_record({
+        "parent_asin": asin, "title": title, "features": list(features), "price": price,
+        "categories": list(categories), "details": details or {}, "rating_number": rating_number,
+        "average_rating": 4.3, "store": "Store" + asin,
+    })
+
+
+@pytest.fixture()
+def views():
+    items = [
+        product("A1", "Men's Leather Biker Jacket Black", ["100% Leather", "Zipper closure"], 120.0),
+        product("A2", "Men's Suede Trucker Jacket Brown", ["100% Suede", "Button closure"], 90.0),
+        product("A3", "Men's Quilted Puffer Jacket Navy", ["100% Nylon", "Water resistant shell"], 60.0, rating_number=50_000),
+        product("A4", "Men's Denim Jacket Blue", ["100% Cotton"], None),
+        product("D1", "Women's Floral Wrap Dress", ["95% Polyester, 5% Spandex", "Wrap closure"], 30.0,
+                categories=("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses")),
+    ]
+    return {p.parent_asin: build_view(p, derive(p)) for p in items}
+
+
+@pytest.fixture(scope="module")
+def lexicon():
+    return Lexicon(PATHS)
+
+
+def state_after(lexicon, *messages):
+    state = ShoppingState()
+    for turn, message in enumerate(messages, start=1):
+        state, _ = update(state, message, lexicon, turn)
+    return state
+
+
+def order(state, views):
+    return [s.parent_asin for s in rerank(state, views, {a: 1.0 for a in views})]
+
+
+def test_category_evidence_ranks_the_category_first(lexicon, views):
+    assert order(state_after(lexicon, "I need a jacket for men"), views)[-1] == "D1"
+
+
+def test_exact_fragment_beats_popularity(lexicon, views):
+    state = state_after(lexicon, "I need a jacket for men", "For that, what matters is: Water resistant shell")
+    assert order(state, views)[0] == "A3"
+    state = state_after(lexicon, "I need a jacket for men", "what matters is: Button closure")
+    assert order(state, views)[0] == "A2"
+
+
+def test_rejected_value_is_demoted(lexicon, views):
+    ranked = order(state_after(lexicon, "I need a jacket for men", "not leather"), views)
+    assert ranked.index("A1") > ranked.index("A2")
+
+
+def test_budget_limit_demotes_over_budget_and_missing_price_is_unknown(lexicon, views):
+    ranked = order(state_after(lexicon, "I need a jacket for men under $70"), views)
+    assert ranked.index("A3") < ranked.index("A1")
+    assert ranked.index("A4") < ranked.index("A1")  # no price: unknown, not a violation
+
+
+def test_hard_constraint_dominates_popularity(lexicon, views):
+    ranked = order(state_after(lexicon, "I need a jacket for men in suede"), views)
+    assert ranked[0] == "A2"
+
+
+def test_reason_lists_matched_evidence(lexicon, views):
+    from shopcopilot.rank import reason
+
+    state = state_after(lexicon, "I need a jacket for men", "what matters is: Water resistant shell")
+    top = rerank(state, views, {a: 1.0 for a in views})[0]
+    assert "Water resistant shell" in reason(top)
+
+
+def test_dialogue_never_reasks_and_message_agrees(lexicon, views):
+    state = state_after(lexicon, "I need a jacket for men")
+    asked = []
+    for turn in range(1, 9):
+        ranked = rerank(state, views, {a: 1.0 for a in views})
+        decision = decide(state, ranked, views, turn, 10)
+        if decision.ask_attribute is None:
+            break
+        assert decision.ask_attribute not in asked or decision.ask_attribute == "other"
+        asked.append(decision.ask_attribute)
+        state.questions.append((turn, decision.ask_attribute))
+        assert decision.message.endswith("?")
+        state, _ = update(state, "no preference", lexicon, turn + 1)
+    assert asked, "the policy should ask something while it knows little"
+
+
+def test_no_preference_attribute_is_not_asked(lexicon, views):
+    state = state_after(lexicon, "I need a jacket for men")
+    state.questions.append((1, "color"))
+    state, _ = update(state, "any color is fine", lexicon, 2)
+    decision = decide(state, rerank(state, views, {a: 1.0 for a in views}), views, 2, 10)
+    assert decision.ask_attribute != "color"
+    assert all(alt["attribute"] != "color" for alt in decision.alternatives)
+
+
+def test_last_turn_only_recommends(lexicon, views):
+    state = state_after(lexicon, "I need a jacket for men")
+    decision = decide(state, rerank(state, views, {a: 1.0 for a in views}), views, 10, 10)
+    assert decision.ask_attribute is None and decision.width == 10

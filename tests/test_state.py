@@ -1,0 +1,162 @@
+"""State-update behaviour: each rule of understanding the shopper, in several wordings."""
+
+from __future__ import annotations
+
+import pytest
+
+from shopcopilot.state import Lexicon, ShoppingState, update
+from shopcopilot.state.budget import parse_budget
+
+PATHS = {
+    ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Running"): 40,
+    ("Clothing, Shoes & Jewelry", "Women", "Jewelry", "Necklaces"): 30,
+    ("Clothing, Shoes & Jewelry", "Women", "Handbags & Wallets", "Handbags Under $30"): 5,
+    ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"): 50,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"): 80,
+}
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> Lexicon:
+    return Lexicon(PATHS, ["Nike", "Cherokee"])
+
+
+def run(lexicon, *messages, asked=None):
+    state = ShoppingState()
+    diffs = []
+    for turn, message in enumerate(messages, start=1):
+        state, diff = update(state, message, lexicon, turn)
+        diffs.append(diff)
+        if asked and turn - 1 < len(asked) and asked[turn - 1]:
+            state.questions.append((turn, asked[turn - 1]))
+    return state, diffs
+
+
+def values(state, facet=None, status="active"):
+    return {(c.data.get("facet"), c.value) for c in state.constraints
+            if c.status == status and (facet is None or c.data.get("facet") == facet)}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("under $40", (None, 40.0, None)),
+    ("I'd rather not spend more than 40 dollars", (None, 40.0, None)),
+    ("no more than 50 bucks", (None, 50.0, None)),
+    ("between 20 and 35 bucks", (20.0, 35.0, None)),
+    ("around $40", (None, None, 40.0)),
+    ("budget around $29.99", (None, None, 29.99)),
+    ("$25 or less", (None, 25.0, None)),
+    ("at least 100 dollars", (100.0, None, None)),
+])
+def test_budgets_are_read(text, expected):
+    budget = parse_budget(text)
+    assert budget is not None
+    assert (budget.min_price, budget.max_price, budget.target) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "up to 30 mm wide", "about 5 inches long", "2 ft", "16 oz bottle", "Shaft measures approximately 8.37\" from arch",
+    "size 10 please", "3 Year Battery",
+])
+def test_measures_are_not_money(text):
+    assert parse_budget(text) is None
+
+
+def test_category_names_with_prices_are_not_budgets(lexicon):
+    state, _ = run(lexicon, "I'm looking for Handbags Under $30")
+    assert not state.active("budget")
+    assert state.active("category")
+
+
+def test_thirty_mm_wide_is_not_a_budget(lexicon):
+    state, _ = run(lexicon, "I'm looking for a necklace", "For that, what matters is: up to 30 mm wide")
+    assert not state.active("budget")
+    assert any("30 mm" in f.text for f in state.active_fragments())
+
+
+def test_colour_shades_map_to_base_colours(lexicon):
+    state, _ = run(lexicon, "looking for running shoes for women, something in navy")
+    assert ("color", "blue") in values(state)
+    assert ("department", "women") in values(state)
+
+
+@pytest.mark.parametrize("message", [
+    "not leather please", "anything but leather", "I want to avoid leather", "no leather", "without leather",
+])
+def test_negation_rejects_value(lexicon, message):
+    state, _ = run(lexicon, "I need a jacket for men", message)
+    assert ("material", "leather") in {(r.attribute, r.value) for r in state.rejected}
+    assert ("material", "leather") not in values(state)
+
+
+@pytest.mark.parametrize("message", [
+    "I don't have a preference for color; please use your judgment.",
+    "doesn't matter", "any color is fine", "whatever you think", "up to you", "no preference",
+])
+def test_no_preference_creates_no_filter(lexicon, message):
+    state, diffs = run(lexicon, "I need a dress", message, asked=["color"])
+    assert "color" in state.unconstrained
+    assert not state.active("color")
+    assert not diffs[-1].added
+
+
+def test_no_preference_names_its_attribute(lexicon):
+    state, _ = run(lexicon, "I need a dress", "I don't care about the brand", asked=["color"])
+    assert "brand" in state.unconstrained and "color" not in state.unconstrained
+
+
+@pytest.mark.parametrize("override", [
+    "Actually, make it leather instead of suede.",
+    "scratch that, leather",
+    "switch to leather",
+    "change it to leather",
+    "on second thought I'd rather have leather",
+])
+def test_override_replaces_value_and_keeps_unrelated(lexicon, override):
+    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", override)
+    assert ("material", "leather") in values(state)
+    assert ("material", "suede") not in values(state)
+    assert ("material", "suede") in values(state, status="replaced")
+    assert ("color", "black") in values(state)  # unrelated: kept
+    assert state.epoch == 1 and diffs[-1].new_epoch
+
+
+def test_category_switch_drops_category_only_constraints(lexicon):
+    state, _ = run(lexicon, "I need running shoes for women", "size 8", "Actually, now I need a necklace instead")
+    assert ("size", "8") not in values(state)
+    assert ("department", "women") in values(state)
+    categories = [c for c in state.constraints if c.attribute == "category"]
+    assert categories[-1].status == "active" and "necklace" in categories[-1].value
+    assert categories[0].status == "replaced"
+
+
+def test_free_requirement_text_splits_into_fragments(lexicon):
+    state, _ = run(lexicon, "I need a dress", "For that, what matters is: 95% Polyester, 5% Spandex; Wrap closure.")
+    texts = [f.text for f in state.active_fragments()]
+    assert "95% Polyester, 5% Spandex" in texts and "Wrap closure" in texts
+
+
+def test_override_without_attribute_archives_volunteered_preference(lexicon):
+    state, _ = run(
+        lexicon, "I'm looking for Jewelry Necklaces. Adjustable chain", "For that, what matters is: gold tone",
+        "Actually, ignore my earlier preference. What I need is: pendant with moon",
+        asked=["other", None],
+    )
+    by_text = {f.text: f.status for f in state.fragments}
+    assert by_text["Adjustable chain"] == "replaced"
+    assert by_text["gold tone"] == "active"
+    assert by_text["pendant with moon"] == "active"
+
+
+def test_browsing_intent(lexicon):
+    state, _ = run(lexicon, "I'm looking for dresses, but I'm still exploring.")
+    assert state.intent == "browsing"
+    state, _ = run(lexicon, "I'm looking for dresses. A key requirement is: 100% Cotton.")
+    assert state.intent == "buying"
+
+
+def test_state_round_trips_through_json(lexicon):
+    import json
+
+    state, _ = run(lexicon, "I need running shoes for women under $80", "not pink", asked=["color"])
+    again = ShoppingState.from_dict(json.loads(json.dumps(state.to_dict())))
+    assert again.to_dict() == state.to_dict()
