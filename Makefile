@@ -28,3 +28,17 @@ bench-index: $(STAMP)
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
+
+# Debian's Chromium for tests/test_web_browser.py (Playwright drives it; never `playwright install`).
+# Installs only when missing and we are root; never prompts. Without it the browser tests skip.
+.PHONY: browser-deps
+browser-deps:
+	@if [ -x /usr/bin/chromium ]; then \
+		echo "browser-deps: /usr/bin/chromium present"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q chromium chromium-driver \
+			|| { apt-get update -q && apt-get install -y -q chromium chromium-driver; }; \
+	else \
+		echo "browser-deps: /usr/bin/chromium missing and not root: browser tests will be skipped"; \
+	fi

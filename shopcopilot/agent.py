@@ -46,6 +46,13 @@ class Agent:
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
 
+    def with_settings(self, settings: AgentSettings) -> Agent:
+        """A sibling agent sharing this one's index and caches (ablations, tuning); no sessions."""
+        sibling = object.__new__(Agent)
+        sibling.settings, sibling.index, sibling.lexicon, sibling._views = settings, self.index, self.lexicon, self._views
+        sibling._sessions, sibling._lock = {}, threading.Lock()
+        return sibling
+
     # -- the official contract -------------------------------------------
     def reset(self, session_id: str, user_profile: dict | None = None) -> None:
         with self._lock:

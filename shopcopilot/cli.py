@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import click
 
+from .bench.commands import register as register_bench_commands
 from .catalog.commands import catalog_group
+from .index.commands import register as register_index_commands
+from .web.commands import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,3 +17,6 @@ def main() -> None:
 
 
 main.add_command(catalog_group)
+register_bench_commands(main)
+register_index_commands(main)
+main.add_command(serve)

@@ -34,7 +34,11 @@ class DialogueSettings:
     open_question_value: float = 2.5
     open_question_decay: float = 0.5
     min_gain: float = 0.15
-    first_turn_width: int = 10
+    # How many products to show: few while a question is still narrowing the search
+    # (an early low-rank hit is worth less than a later top hit), all once it is not.
+    first_turn_width: int = 3
+    asking_width: int = 10
+    narrow_turns: int = 1  # turns (from the first) that use the narrow widths while asking
     width: int = 10
     ask: bool = True
 
@@ -52,18 +56,24 @@ def decide(
     state: ShoppingState, ranked: list[Scored], views: dict[str, ProductView], turn: int,
     top_k: int, settings: DialogueSettings = DialogueSettings(),
 ) -> Decision:
-    width = min(top_k, settings.first_turn_width if turn <= 1 else settings.width)
     pool = [views[s.parent_asin] for s in ranked[: settings.pool] if s.parent_asin in views]
     last_turn = turn >= settings.max_turns
     scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
     best = scores[0] if scores and scores[0][1] >= settings.min_gain else None
     attribute = best[0] if best else None
+    width = _width(turn, attribute, top_k, settings)
     options = _options(attribute, pool) if attribute else []
     message = compose_message(state, attribute, options, min(width, len(ranked)))
     return Decision(
         ask_attribute=attribute, message=message, width=width, options=options,
         alternatives=[{"attribute": a, "score": round(s, 3)} for a, s in scores[:6]],
     )
+
+
+def _width(turn: int, attribute: str | None, top_k: int, settings: DialogueSettings) -> int:
+    if attribute is None or turn > settings.narrow_turns:
+        return min(top_k, settings.width)
+    return max(1, min(top_k, settings.first_turn_width if turn <= 1 else settings.asking_width))
 
 
 def _question_scores(state: ShoppingState, pool: list[ProductView], settings: DialogueSettings) -> list[tuple[str, float]]:

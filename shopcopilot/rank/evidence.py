@@ -11,7 +11,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..catalog.vocabulary import accepted_departments
+from functools import lru_cache
+
+from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..state.model import Constraint, Fragment
 from ..state.text import STOPWORDS, stem, tokens
 from .view import ProductView
@@ -73,7 +75,7 @@ def value_match(constraint: Constraint, view: ProductView) -> float:
     if facet == "color":
         return _listed(value, attrs.colors, soft_violation=0.3)
     if facet == "material":
-        return _listed(value, attrs.material_names, soft_violation=0.5)
+        return _listed(value, view.material_names, soft_violation=0.5)
     if facet == "department":
         if not attrs.department:
             return 0.0
@@ -90,6 +92,11 @@ def value_match(constraint: Constraint, view: ProductView) -> float:
         brand = (attrs.brand or "").lower()
         return 1.0 if value.lower() in (brand, view.product.store.lower()) else -0.5
     return _words_present(value, view)
+
+
+@lru_cache(maxsize=64)
+def accepted_departments(wanted: str) -> frozenset[str]:
+    return _accepted_departments(wanted)
 
 
 def _listed(value: str, listed: tuple[str, ...], soft_violation: float) -> float:
@@ -123,7 +130,7 @@ def budget_match(constraint: Constraint, view: ProductView) -> float:
 def rejected_match(facet: str, value: str, view: ProductView) -> bool:
     attrs = view.attributes
     listed = {
-        "color": attrs.colors, "material": attrs.material_names, "use_case": attrs.use_cases,
+        "color": attrs.colors, "material": view.material_names, "use_case": attrs.use_cases,
         "style": attrs.styles, "size": attrs.sizes,
     }.get(facet)
     if listed is not None:

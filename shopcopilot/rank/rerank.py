@@ -1,16 +1,17 @@
 """rerank: candidates -> products ordered by the evidence they offer for the state.
 
 Hard constraints dominate soft ones; popularity and rating only break ties; the
-profile is a weak prior.
+profile is a weak prior. The state is read once per turn into a `Requirements`
+value so scoring a candidate is a handful of set and substring tests.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..state.model import ShoppingState
+from ..state.model import Constraint, ShoppingState
 from .evidence import (
-    budget_match, category_match, fragment_match, prepare_fragments, rejected_match, value_match,
+    FragmentProbe, budget_match, category_match, fragment_match, prepare_fragments, rejected_match, value_match,
 )
 from .view import ProductView
 
@@ -39,70 +40,85 @@ class Scored:
     evidence: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Requirements:
+    """The active state, read once per turn."""
+
+    categories: tuple[Constraint, ...]
+    values: tuple[Constraint, ...]
+    budgets: tuple[Constraint, ...]
+    rejections: tuple[tuple[str, str], ...]
+    probes: tuple[FragmentProbe, ...]
+    critical_rater: bool
+
+
+def requirements(state: ShoppingState, views: list[ProductView]) -> Requirements:
+    active = state.active()
+    return Requirements(
+        categories=tuple(c for c in active if c.attribute == "category"),
+        values=tuple(c for c in active if c.attribute not in ("category", "budget")),
+        budgets=tuple(c for c in active if c.attribute == "budget"),
+        rejections=tuple(dict.fromkeys((r.attribute, r.value) for r in state.rejected)),
+        probes=tuple(prepare_fragments(state.active_fragments(), views)),
+        critical_rater=str(state.profile.get("rating_style", "")).lower() in ("critical", "mixed"),
+    )
+
+
 def rerank(
     state: ShoppingState,
     views: dict[str, ProductView],
     lexical: dict[str, float],
     weights: RankWeights = RankWeights(),
 ) -> list[Scored]:
-    probes = prepare_fragments(state.active_fragments(), views.values())
+    needs = requirements(state, list(views.values()))
     top_lexical = max(lexical.values(), default=0.0) or 1.0
-    scored = [_score(state, view, probes, lexical.get(asin, 0.0) / top_lexical, weights) for asin, view in views.items()]
+    scored = [score_view(needs, view, lexical.get(asin, 0.0) / top_lexical, weights) for asin, view in views.items()]
     scored.sort(key=lambda s: (-s.score, s.parent_asin))
     return scored
 
 
-def _score(state, view: ProductView, probes, lexical: float, w: RankWeights) -> Scored:
-    out = Scored(view.parent_asin, 0.0)
-    for constraint in state.active("category"):
+def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWeights) -> Scored:
+    parts: dict[str, float] = {}
+    evidence: list[str] = []
+    category = 0.0
+    for constraint in needs.categories:
         match = category_match(constraint, view)
-        _add(out, "category", w.category * match)
+        category += w.category * match
         if match >= 0.99:
-            out.evidence.append(f"in {view.attributes.leaf or 'the category'}")
-    for probe in probes:
+            evidence.append(f"in {view.attributes.leaf or 'the category'}")
+    parts["category"] = category
+    fragments = 0.0
+    for probe in needs.probes:
         coverage, exact = fragment_match(probe, view)
         strength = LEVEL_WEIGHT.get(probe.level, 0.6)
         if exact:
-            _add(out, "fragments", w.fragment_exact * strength)
-            out.evidence.append(f'"{_short(probe.text)}"')
+            fragments += w.fragment_exact * strength
+            evidence.append(f'"{_short(probe.text)}"')
         else:
-            _add(out, "fragments", w.fragment_partial * strength * coverage)
-    for constraint in state.active():
-        if constraint.attribute in ("category", "budget"):
-            continue
+            fragments += w.fragment_partial * strength * coverage
+    parts["fragments"] = fragments
+    values = 0.0
+    for constraint in needs.values:
         match = value_match(constraint, view)
-        _add(out, "values", w.value * LEVEL_WEIGHT.get(constraint.level, 0.6) * match)
+        values += w.value * LEVEL_WEIGHT.get(constraint.level, 0.6) * match
         if match > 0.5:
-            out.evidence.append(constraint.value)
-    for constraint in state.active("budget"):
+            evidence.append(constraint.value)
+    parts["values"] = values
+    budget = 0.0
+    for constraint in needs.budgets:
         match = budget_match(constraint, view)
-        _add(out, "budget", w.budget * match)
+        budget += w.budget * match
         if match > 0.5 and view.price is not None:
-            out.evidence.append(f"${view.price:g} fits {constraint.value}")
-    for rejection in state.rejected:
-        if rejected_match(rejection.attribute, rejection.value, view):
-            _add(out, "rejected", -w.rejected)
-    _add(out, "lexical", w.lexical * lexical)
-    _add(out, "popularity", w.popularity * view.popularity)
+            evidence.append(f"${view.price:g} fits {constraint.value}")
+    parts["budget"] = budget
+    parts["rejected"] = -w.rejected * sum(1 for facet, value in needs.rejections if rejected_match(facet, value, view))
+    parts["lexical"] = w.lexical * lexical
+    parts["popularity"] = w.popularity * view.popularity
     rating = view.product.average_rating
-    _add(out, "rating", w.rating * ((rating or 3.5) - 3.5) / 1.5)
-    _add(out, "profile", w.profile * _profile_prior(state.profile, view))
-    return out
-
-
-def _add(scored: Scored, part: str, value: float) -> None:
-    if value:
-        scored.parts[part] = scored.parts.get(part, 0.0) + value
-        scored.score += value
-
-
-def _profile_prior(profile: dict, view: ProductView) -> float:
-    """Shoppers who rate critically lean to well-rated products; a weak nudge only."""
-    rating = view.product.average_rating
-    if rating is None:
-        return 0.0
-    critical = str(profile.get("rating_style", "")).lower() in ("critical", "mixed")
-    return (rating - 4.0) if critical else 0.0
+    parts["rating"] = w.rating * ((rating or 3.5) - 3.5) / 1.5
+    parts["profile"] = w.profile * (rating - 4.0) if (needs.critical_rater and rating is not None) else 0.0
+    parts = {k: v for k, v in parts.items() if v}
+    return Scored(view.parent_asin, sum(parts.values()), parts, evidence)
 
 
 def _short(text: str, limit: int = 48) -> str:

@@ -20,6 +20,7 @@ class ProductView:
     stems: frozenset[str]
     phrase_text: str  # " tok tok | tok ... ": a fragment matches if its token string is a substring
     popularity: float  # log-scaled rating count, 0..~1
+    material_names: tuple[str, ...]
 
     @property
     def price(self) -> float | None:
@@ -41,6 +42,7 @@ def build_view(product: Product, attributes: Attributes) -> ProductView:
         stems=frozenset(all_stems),
         phrase_text=f" {phrase_text} ",
         popularity=math.log1p(product.rating_number or 0) / math.log1p(100_000),
+        material_names=attributes.material_names,
     )
 
 

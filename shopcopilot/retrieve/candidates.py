@@ -14,12 +14,12 @@ PHRASE_FIELDS = ("features", "details", "title", "description")
 
 @dataclass(frozen=True, slots=True)
 class RetrievalSettings:
-    base_window: int = 300
+    base_window: int = 150
     # A continuing conversation says earlier pages missed: look deeper each turn.
-    window_growth: int = 150
-    max_window: int = 1200
-    phrase_window: int = 150
-    browsing_window_bonus: int = 100
+    window_growth: int = 75
+    max_window: int = 600
+    phrase_window: int = 100
+    browsing_window_bonus: int = 50
 
 
 @dataclass(slots=True)
@@ -70,7 +70,7 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     query = build_query(state)
     window = window_for(state, settings)
     out = Candidates(query_text=_describe(query), window=window)
-    if query.is_empty:
+    if not query.clauses:
         return out
     filters = budget_filters(state)
     for hit in index.search(query, limit=window, filters=filters):

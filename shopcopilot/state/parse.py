@@ -170,7 +170,8 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     seeking = _SEEKING.match(piece)
     body = piece[seeking.end():] if seeking else _strip_leadin(piece)
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
-    words = lexicon.category_tokens(body)
+    # Words that are attribute values ("wool", "navy") do not name an item.
+    words = lexicon.category_tokens(_without_mentions(body, lexicon))
     if not words:
         return ""
     opening = first_turn and not obs.category_text
@@ -179,6 +180,13 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     if obs.override and _mostly_category(body, words):
         return body
     return ""
+
+
+def _without_mentions(text: str, lexicon: Lexicon) -> str:
+    for mention in sorted(lexicon.mentions(text), key=lambda m: -m.start):
+        if mention.facet != "department":
+            text = text[: mention.start] + " " + text[mention.end:]
+    return text
 
 
 def _mostly_category(text: str, words: dict[str, float]) -> bool:

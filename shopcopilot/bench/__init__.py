@@ -1,0 +1,1 @@
+"""Benchmarks: the official-protocol simulator, the natural one, metrics, runner, reports."""

@@ -1,0 +1,166 @@
+"""`shopcopilot eval`, `shopcopilot compare`, `shopcopilot bench-real`."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from ..catalog.loader import CatalogError
+from ..paths import resolve_catalog
+from .customer import PROTOCOLS
+from .evaluate import EvalRequest, run_eval
+from .runner import DEFAULT_TURN_TIMEOUT, BenchError, RunSettings, resolve_agent_spec
+from .sessions_io import Session, SessionFileError, load_sessions, write_sessions
+
+_PROBLEMS = (BenchError, SessionFileError, CatalogError, ValueError, OSError)
+
+
+def _clear_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Known problems end the command with one 'error:' line and exit 1, not a traceback."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except _PROBLEMS as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+
+    return wrapper
+
+
+def _command_line() -> str:
+    return "shopcopilot " + shlex.join(sys.argv[1:])
+
+
+def _parse_generate(value: str) -> tuple[str, int]:
+    kind, sep, count = value.partition(":")
+    if not sep or not kind or not count.isdigit() or int(count) < 1:
+        raise click.BadParameter(f"expected KIND:N such as iid:200, got {value!r}", param_hint="--generate")
+    return kind, int(count)
+
+
+def _generated_sessions(catalog_path: Path, spec: str, seed: int) -> list[Session]:
+    kind, count = _parse_generate(spec)
+    from .sessions import generate_sessions  # local: the generator is only needed with --generate
+
+    return list(generate_sessions(catalog_path, kind, count, seed, exclude_targets=frozenset()))
+
+
+_common_options = [
+    click.option("--agent", "agent_spec", default=None, metavar="MODULE:CLASS",
+                 help="Agent under test (default: shopcopilot.agent:Agent, else the baseline)."),
+    click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+                 help="Parallel worker processes, each with its own agent."),
+    click.option("--turn-timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TURN_TIMEOUT,
+                 show_default=True, help="Seconds a respond() may take before it counts as a failed turn."),
+    click.option("--no-report", is_flag=True, help="Skip report.md and its plots."),
+]
+
+
+def _with_common_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_common_options):
+        command = option(command)
+    return command
+
+
+@click.command("eval")
+@_with_common_options
+@click.option("--catalog", type=click.Path(path_type=Path), default=None,
+              help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).")
+@click.option("--sessions", "sessions_path", type=click.Path(path_type=Path), default=None,
+              help="Session file (JSONL, official layout).")
+@click.option("--generate", default=None, metavar="KIND:N",
+              help="Generate N sessions of KIND from the catalog instead (default iid:200 when no --sessions).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --generate and the natural customer.")
+@click.option("--protocol", type=click.Choice(PROTOCOLS), default="official", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N sessions.")
+@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), default=Path("runs/eval"), show_default=True)
+@_clear_errors
+def eval_command(agent_spec: str | None, workers: int, turn_timeout: float, no_report: bool, catalog: Path | None,
+                 sessions_path: Path | None, generate: str | None, seed: int, protocol: str, limit: int | None,
+                 out_dir: Path) -> None:
+    """Run benchmark sessions against an agent; write DIR/results.json, transcripts.jsonl, report.md."""
+    if sessions_path and generate:
+        raise click.UsageError("give --sessions or --generate, not both")
+    catalog_path = resolve_catalog(catalog)
+    if sessions_path:
+        sessions, label = load_sessions(sessions_path), str(sessions_path)
+    else:
+        spec = generate or "iid:200"
+        sessions = _generated_sessions(catalog_path, spec, seed)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_sessions(out_dir / "sessions.jsonl", sessions)
+        label = f"generated {spec} seed {seed} ({out_dir / 'sessions.jsonl'})"
+    if limit and limit < len(sessions):
+        sessions, label = sessions[:limit], f"{label} (first {limit})"
+    request = EvalRequest(
+        agent_spec=resolve_agent_spec(agent_spec),
+        catalog_path=catalog_path,
+        sessions=sessions,
+        sessions_label=label,
+        settings=RunSettings(protocol=protocol, seed=seed, turn_timeout=turn_timeout),
+        workers=workers,
+        out_dir=out_dir,
+        command=_command_line(),
+        report=not no_report,
+    )
+    run_eval(request, Console(stderr=True))
+    click.echo(f"wrote {out_dir / 'results.json'}")
+
+
+@click.command("compare")
+@click.argument("before", type=click.Path(path_type=Path))
+@click.argument("after", type=click.Path(path_type=Path))
+@_clear_errors
+def compare_command(before: Path, after: Path) -> None:
+    """Deltas AFTER - BEFORE per metric and scenario, and sessions that flipped hit/miss."""
+    from .compare import compare_results, render_comparison
+    from .results import load_results
+
+    comparison = compare_results(load_results(before), load_results(after))
+    render_comparison(comparison, Console(), str(before), str(after))
+
+
+@click.command("bench-real")
+@_with_common_options
+@click.option("--protocol", type=click.Choice([*PROTOCOLS, "both"]), default="both", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the natural customer.")
+@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), default=Path("runs/bench-real"),
+              show_default=True)
+@_clear_errors
+def bench_real_command(agent_spec: str | None, workers: int, turn_timeout: float, no_report: bool, protocol: str,
+                       seed: int, out_dir: Path) -> None:
+    """The 200 public sessions on the real records padded to 50,000 products; writes DIR/<protocol>/."""
+    from .real import prepare_real_benchmark
+
+    catalog_path, sessions_path = prepare_real_benchmark(Console(stderr=True))
+    sessions = load_sessions(sessions_path)
+    protocols = list(PROTOCOLS) if protocol == "both" else [protocol]
+    for name in protocols:
+        request = EvalRequest(
+            agent_spec=resolve_agent_spec(agent_spec),
+            catalog_path=catalog_path,
+            sessions=sessions,
+            sessions_label=str(sessions_path),
+            settings=RunSettings(protocol=name, seed=seed, turn_timeout=turn_timeout),
+            workers=workers,
+            out_dir=out_dir / name,
+            command=_command_line(),
+            report=not no_report,
+        )
+        run_eval(request, Console(stderr=True))
+        click.echo(f"wrote {request.out_dir / 'results.json'}")
+
+
+def register(group: click.Group) -> None:
+    """Add the benchmark commands to the top-level CLI."""
+    for command in (eval_command, compare_command, bench_real_command):
+        group.add_command(command)

@@ -1,0 +1,66 @@
+"""The real-data benchmark: the public sessions on the real records padded to catalog size.
+
+The padded catalog is built once and cached; its file name carries a fingerprint of the
+real records and of the catalog-generation code, so a change to either rebuilds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from rich.console import Console
+
+from .. import catalog as catalog_package
+from ..paths import cache_dir, shared_data_dir
+from .runner import BenchError
+
+PADDED_SIZE = 50_000
+PADDING_SEED = 7
+
+
+def _fingerprint(real_catalog: Path) -> str:
+    digest = hashlib.sha256(real_catalog.read_bytes())
+    generator_dir = Path(catalog_package.__file__).parent
+    for source in sorted(generator_dir.rglob("*")):
+        if source.is_file() and source.suffix in {".py", ".json", ".toml", ".txt"}:
+            digest.update(source.relative_to(generator_dir).as_posix().encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def padded_catalog_path(real_catalog: Path, size: int = PADDED_SIZE, seed: int = PADDING_SEED) -> Path:
+    return cache_dir() / f"real-padded-{size}-seed{seed}-{_fingerprint(real_catalog)}.jsonl"
+
+
+def prepare_real_benchmark(console: Console) -> tuple[Path, Path]:
+    """(padded catalog, public session file), building the catalog on first use."""
+    data_dir = shared_data_dir()
+    if data_dir is None:
+        raise BenchError(
+            "the real data is not here: set SHOPCOPILOT_SHARED_DATA to the folder holding "
+            "catalog_harvest.jsonl and public_set.jsonl"
+        )
+    real_catalog, sessions = data_dir / "catalog_harvest.jsonl", data_dir / "public_set.jsonl"
+    if not sessions.is_file():
+        raise BenchError(f"public session file not found: {sessions}")
+    padded = padded_catalog_path(real_catalog)
+    if not padded.exists():
+        from ..catalog.padding import write_padded_catalog  # local: only needed to build once
+
+        console.print(f"building the padded catalog {padded} (once) ...")
+        # A private partial file: two runs building at once must not write into the same file.
+        partial = padded.with_name(f"{padded.name}.{os.getpid()}.partial")
+        write_padded_catalog(real_catalog, partial, size=PADDED_SIZE, seed=PADDING_SEED)
+        partial.replace(padded)
+        _remove_stale_copies(padded)
+    return padded, sessions
+
+
+def _remove_stale_copies(current: Path) -> None:
+    """Padded catalogs built from older real records or generator code can never be used again."""
+    prefix = current.name.rsplit("-", 1)[0]
+    for stale in current.parent.glob(f"{prefix}-*.jsonl"):
+        if stale != current:
+            stale.unlink(missing_ok=True)

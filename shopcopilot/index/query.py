@@ -1,0 +1,156 @@
+"""What a search asks for: structured clauses, filters, and the hits it returns.
+
+A `Query` is a list of clauses so callers can build searches without escaping
+anything; `Query.parse` turns user text into the same structure.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from .fields import check_fields
+from .tokenize import tokens
+
+
+class Occur(StrEnum):
+    SHOULD = "should"  # optional, adds to the score
+    MUST = "must"  # every hit contains it
+    MUST_NOT = "must_not"  # no hit contains it
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """Words searched as separate terms, or as one phrase when `phrase` is set.
+
+    For a term clause `occur` applies to each word: MUST means every word must
+    appear (in any of `fields`), MUST_NOT that none may. Empty `fields` means
+    every search field.
+    """
+
+    text: str
+    phrase: bool = False
+    occur: Occur = Occur.SHOULD
+    boost: float = 1.0
+    fields: tuple[str, ...] = ()
+    words: tuple[str, ...] = field(init=False, repr=False, compare=False)  # `text` as index tokens
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"clause text must be a string, got {type(self.text).__name__}")
+        object.__setattr__(self, "occur", Occur(self.occur))
+        object.__setattr__(self, "fields", tuple(self.fields))
+        check_fields(self.fields)
+        if not isinstance(self.boost, (int, float)) or not math.isfinite(self.boost) or self.boost <= 0:
+            raise ValueError(f"clause boost must be a finite number > 0, got {self.boost!r}")
+        object.__setattr__(self, "words", tuple(tokens(self.text)))
+
+
+def terms(text: str, *, occur: Occur | str = Occur.SHOULD, boost: float = 1.0, fields: tuple[str, ...] = ()) -> Clause:
+    return Clause(text, phrase=False, occur=Occur(occur), boost=boost, fields=fields)
+
+
+def phrase(text: str, *, occur: Occur | str = Occur.SHOULD, boost: float = 1.0, fields: tuple[str, ...] = ()) -> Clause:
+    return Clause(text, phrase=True, occur=Occur(occur), boost=boost, fields=fields)
+
+
+# A quoted phrase (closing quote optional so user text never fails), or a bare word.
+_PIECE = re.compile(r'(?P<sign>[+-]?)(?:"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+))')
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    clauses: tuple[Clause, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "clauses", tuple(self.clauses))
+        for clause in self.clauses:
+            if not isinstance(clause, Clause):
+                raise TypeError(f"Query clauses must be Clause objects, got {type(clause).__name__}")
+
+    @classmethod
+    def parse(cls, text: str, *, require_all: bool = False) -> Query:
+        """User text: words, "quoted phrases", +required, -excluded, AND / OR / NOT.
+
+        Words are OR-ed by default (`require_all` makes them all required);
+        `a AND b` requires both neighbours; `NOT x` excludes x. Nothing in the
+        text can make parsing fail.
+        """
+        pieces = _pieces(text)
+        default = Occur.MUST if require_all else Occur.SHOULD
+        clauses: list[Clause] = []
+        pending: Occur | None = None  # set by NOT / AND for the next clause
+        for sign, body, is_phrase in pieces:
+            if not is_phrase and body in ("AND", "OR", "NOT") and not sign:
+                if body == "AND" and clauses and clauses[-1].occur is Occur.SHOULD:
+                    clauses[-1] = replace(clauses[-1], occur=Occur.MUST)
+                pending = {"AND": Occur.MUST, "NOT": Occur.MUST_NOT, "OR": None}[body]
+                continue
+            occur = {"+": Occur.MUST, "-": Occur.MUST_NOT}.get(sign) or pending or default
+            pending = None
+            clauses.append(Clause(body, phrase=is_phrase, occur=occur))
+        return cls(tuple(c for c in clauses if c.words))
+
+
+def _pieces(text: str) -> list[tuple[str, str, bool]]:
+    out = []
+    for match in _PIECE.finditer(text):
+        if match.group("phrase") is not None:
+            out.append((match.group("sign"), match.group("phrase"), True))
+        else:
+            out.append((match.group("sign"), match.group("word"), False))
+    return out
+
+
+def as_query(query: str | Query) -> Query:
+    if isinstance(query, Query):
+        return query
+    if isinstance(query, str):
+        return Query.parse(query)
+    raise TypeError(f"query must be a string or a Query, got {type(query).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Hard limits on hits. A product with no price passes price limits unless told otherwise."""
+
+    min_price: float | None = None
+    max_price: float | None = None
+    department: str | tuple[str, ...] | None = None
+    include_missing_price: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("min_price", "max_price"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0):
+                raise ValueError(f"Filters.{name} must be a finite number >= 0 or None, got {value!r}")
+        if self.min_price is not None and self.max_price is not None and self.min_price > self.max_price:
+            raise ValueError(f"Filters.min_price ({self.min_price}) is above max_price ({self.max_price})")
+
+    @property
+    def departments(self) -> tuple[str, ...]:
+        """Lower-cased department names, any of which passes (empty: no department filter)."""
+        if self.department is None:
+            return ()
+        names = (self.department,) if isinstance(self.department, str) else self.department
+        return tuple(dict.fromkeys(name.strip().lower() for name in names if name.strip()))
+
+    @property
+    def limits_price(self) -> bool:
+        return self.min_price is not None or self.max_price is not None
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.limits_price and not self.departments
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    parent_asin: str
+    score: float
+    rank: int  # 1-based position in the full ranking (offset included)
+
+
+NO_FILTERS = Filters()

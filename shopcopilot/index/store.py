@@ -1,0 +1,204 @@
+"""The product store: every product's record and derived attributes in one SQLite file.
+
+Opened read-only and immutable after the build, so any number of processes can
+share it without locks, and opening costs one file open whatever the size.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..catalog.product import Product, product_from_record
+from .derived import Derived, attributes_from_dict
+from .errors import CorruptIndexError, sqlite_errors_as_corruption
+
+STORE_FILE = "store.sqlite"
+WRITE_BATCH = 1000
+SQLITE_MAX_PARAMS = 900  # under SQLite's historic 999-parameter limit
+
+_SCHEMA = """
+CREATE TABLE products (
+    row INTEGER PRIMARY KEY,          -- also the tantivy "row" fast field
+    parent_asin TEXT NOT NULL UNIQUE,
+    record TEXT NOT NULL,             -- the normalised official JSON layout
+    attributes TEXT NOT NULL,         -- derived attributes, Attributes.to_dict()
+    price REAL,
+    average_rating REAL,
+    rating_number INTEGER,
+    department TEXT NOT NULL,         -- lower-cased, '' when unknown
+    leaf_category TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ProductFacts:
+    """The per-product columns that filters and tie-breaks need, without decoding JSON."""
+
+    parent_asin: str
+    price: float | None
+    average_rating: float | None
+    rating_number: int | None
+    department: str
+    leaf_category: str
+
+
+class StoreWriter:
+    """Appends products during a build; rows are numbered 1, 2, ... in insertion order."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path)
+        # The build happens in a temp folder that a crash throws away, so durability is not needed.
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.executescript(_SCHEMA)
+        self._pending: list[tuple[Any, ...]] = []
+        self.rows = 0
+
+    def add(self, product: Product, derived: Derived) -> int:
+        self.rows += 1
+        self._pending.append(
+            (
+                self.rows,
+                product.parent_asin,
+                json.dumps(product.to_record(), ensure_ascii=False),
+                json.dumps(derived.attributes, ensure_ascii=False),
+                product.price,
+                product.average_rating,
+                product.rating_number,
+                derived.department,
+                product.leaf_category,
+            )
+        )
+        if len(self._pending) >= WRITE_BATCH:
+            self._flush()
+        return self.rows
+
+    def close(self) -> None:
+        self._flush()
+        self._db.commit()
+        self._db.close()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._db.executemany("INSERT INTO products VALUES (?,?,?,?,?,?,?,?,?)", self._pending)
+            self._pending.clear()
+
+
+def read_only_connection(path: Path) -> sqlite3.Connection:
+    """A connection that never writes or locks: the file is immutable once built."""
+    if not path.is_file():
+        raise CorruptIndexError(f"{path}: missing")
+    return sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+
+
+class ProductStore:
+    """Read-only id lookups with a small LRU cache of decoded products."""
+
+    def __init__(self, path: str | Path, cache_size: int = 4096) -> None:
+        self.path = Path(path)
+        self._db = read_only_connection(self.path)
+        self._lock = threading.Lock()  # one connection shared by threads
+        self._product = lru_cache(maxsize=cache_size)(self._load_product)
+        self._attributes = lru_cache(maxsize=cache_size)(self._load_attributes)
+        self._count = self._fetch_one("SELECT count(*) FROM products", ())[0]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ProductStore, (str(self.path),))
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, parent_asin: object) -> bool:
+        if not isinstance(parent_asin, str):
+            return False
+        return self._fetch_one("SELECT 1 FROM products WHERE parent_asin = ?", (parent_asin,)) is not None
+
+    def get(self, parent_asin: str) -> Product | None:
+        return self._product(parent_asin)
+
+    def attributes(self, parent_asin: str) -> Any | None:
+        """The derived `Attributes` of a product, or None for an unknown id."""
+        return self._attributes(parent_asin)
+
+    def get_many(self, parent_asins: Iterable[str]) -> dict[str, Product]:
+        """The known products among `parent_asins`, in the order asked (unknown ids are absent)."""
+        wanted = list(dict.fromkeys(parent_asins))
+        found = self._select_by_asin("parent_asin, record", wanted)
+        out: dict[str, Product] = {}
+        for asin in wanted:
+            if asin in found:
+                out[asin] = product_from_record(json.loads(found[asin][1]))
+        return out
+
+    def facts(self, parent_asin: str) -> ProductFacts | None:
+        return self.facts_many([parent_asin]).get(parent_asin)
+
+    def facts_many(self, parent_asins: Iterable[str]) -> dict[str, ProductFacts]:
+        wanted = list(dict.fromkeys(parent_asins))
+        columns = "parent_asin, price, average_rating, rating_number, department, leaf_category"
+        found = self._select_by_asin(columns, wanted)
+        return {asin: ProductFacts(*found[asin]) for asin in wanted if asin in found}
+
+    def ids(self) -> list[str]:
+        """Every parent_asin, in catalog order."""
+        return [asin for (asin,) in self._fetch_all("SELECT parent_asin FROM products ORDER BY row", ())]
+
+    def asins_for_rows(self, rows: list[int]) -> list[str]:
+        """parent_asins of store rows (the tantivy back end's doc keys), in the order given."""
+        by_row: dict[int, str] = {}
+        for start in range(0, len(rows), SQLITE_MAX_PARAMS):
+            chunk = rows[start : start + SQLITE_MAX_PARAMS]
+            marks = ",".join("?" * len(chunk))
+            by_row.update(self._fetch_all(f"SELECT row, parent_asin FROM products WHERE row IN ({marks})", chunk))
+        missing = [row for row in rows if row not in by_row]
+        if missing:
+            raise CorruptIndexError(f"{self.path}: search returned rows {missing[:5]} that the store does not hold")
+        return [by_row[row] for row in rows]
+
+    def indexable(self) -> Iterator[tuple[int, Product]]:
+        """(row, product) for every product in row order, for building a search back end."""
+        sql = "SELECT row, record FROM products ORDER BY row"
+        with sqlite_errors_as_corruption(self.path):
+            # A private cursor: this streams for a long time and must not hold the shared lock.
+            db = read_only_connection(self.path)
+            try:
+                for row, record in db.execute(sql):
+                    yield row, product_from_record(json.loads(record))
+            finally:
+                db.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _load_product(self, parent_asin: str) -> Product | None:
+        row = self._fetch_one("SELECT record FROM products WHERE parent_asin = ?", (parent_asin,))
+        return None if row is None else product_from_record(json.loads(row[0]))
+
+    def _load_attributes(self, parent_asin: str) -> Any | None:
+        row = self._fetch_one("SELECT attributes FROM products WHERE parent_asin = ?", (parent_asin,))
+        return None if row is None else attributes_from_dict(json.loads(row[0]))
+
+    def _select_by_asin(self, columns: str, asins: list[str]) -> dict[str, tuple[Any, ...]]:
+        found: dict[str, tuple[Any, ...]] = {}
+        for start in range(0, len(asins), SQLITE_MAX_PARAMS):
+            chunk = asins[start : start + SQLITE_MAX_PARAMS]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT {columns} FROM products WHERE parent_asin IN ({marks})"
+            found.update((values[0], values) for values in self._fetch_all(sql, chunk))
+        return found
+
+    def _fetch_one(self, sql: str, params: Any) -> tuple[Any, ...] | None:
+        with self._lock, sqlite_errors_as_corruption(self.path):
+            return self._db.execute(sql, params).fetchone()
+
+    def _fetch_all(self, sql: str, params: Any) -> list[tuple[Any, ...]]:
+        with self._lock, sqlite_errors_as_corruption(self.path):
+            return self._db.execute(sql, params).fetchall()

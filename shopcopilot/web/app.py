@@ -1,0 +1,375 @@
+"""The web demo's HTTP layer: a thin FastAPI app over the Agent, the session store and the demo controller.
+
+    create_app(settings) -> FastAPI     # `shopcopilot serve` runs it with uvicorn
+    app_from_env() -> FastAPI           # the same, configured by SHOPCOPILOT_WEB_* (for --workers)
+
+The agent is built once per process, in the lifespan; sessions live in SQLite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import Path as PathParam
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from fastapi.staticfiles import StaticFiles
+
+from ..paths import cache_dir, resolve_catalog
+from . import schemas
+from .demo import DemoController, DemoError, DemoFinished, DemoSource, NotADemoRun, UnknownDemoSession
+from .sessions import SessionService, TurnPlan
+from .store import (
+    DEFAULT_IDLE_TTL_SECONDS,
+    DEFAULT_MAX_SESSIONS,
+    ExpiredSession,
+    SessionConflict,
+    SessionStore,
+    StoredSession,
+    UnknownSession,
+    UnknownTurn,
+)
+
+STATIC_DIR = Path(__file__).parent / "static"
+STORE_FILE = "web-sessions.sqlite3"
+log = logging.getLogger("shopcopilot.web")
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    catalog_path: Path | None = None  # None: the embedded default (synthetic) catalog
+    store_path: Path | None = None  # None: web-sessions.sqlite3 in the cache directory
+    idle_ttl_seconds: float = DEFAULT_IDLE_TTL_SECONDS
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    demo_sessions_path: Path | None = None
+    demo_generated: int = 12
+    demo_seed: int = 0
+
+    def to_env(self) -> dict[str, str]:
+        """The settings as SHOPCOPILOT_WEB_* variables, read back by `from_env` in worker processes."""
+        values = {
+            "CATALOG": self.catalog_path,
+            "STORE": self.store_path,
+            "IDLE_TTL": self.idle_ttl_seconds,
+            "MAX_SESSIONS": self.max_sessions,
+            "DEMO_SESSIONS": self.demo_sessions_path,
+            "DEMO_GENERATED": self.demo_generated,
+            "DEMO_SEED": self.demo_seed,
+        }
+        return {f"SHOPCOPILOT_WEB_{key}": str(value) for key, value in values.items() if value is not None}
+
+    @classmethod
+    def from_env(cls) -> WebSettings:
+        env = os.environ
+
+        def path(key: str) -> Path | None:
+            value = env.get(f"SHOPCOPILOT_WEB_{key}")
+            return Path(value) if value else None
+
+        defaults = cls()
+        return cls(
+            catalog_path=path("CATALOG"),
+            store_path=path("STORE"),
+            idle_ttl_seconds=float(env.get("SHOPCOPILOT_WEB_IDLE_TTL", defaults.idle_ttl_seconds)),
+            max_sessions=int(env.get("SHOPCOPILOT_WEB_MAX_SESSIONS", defaults.max_sessions)),
+            demo_sessions_path=path("DEMO_SESSIONS"),
+            demo_generated=int(env.get("SHOPCOPILOT_WEB_DEMO_GENERATED", defaults.demo_generated)),
+            demo_seed=int(env.get("SHOPCOPILOT_WEB_DEMO_SEED", defaults.demo_seed)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WebContext:
+    """Everything a request needs, built once per process."""
+
+    catalog_path: Path
+    agent: Any
+    service: SessionService
+    demo: DemoController
+
+
+def build_context(settings: WebSettings) -> WebContext:
+    from ..agent import Agent  # local: the schema and the CLI's help need no pipeline
+
+    catalog_path = resolve_catalog(settings.catalog_path)
+    agent = Agent(catalog_path=catalog_path)
+    store = SessionStore(
+        settings.store_path or cache_dir() / STORE_FILE,
+        idle_ttl_seconds=settings.idle_ttl_seconds,
+        max_sessions=settings.max_sessions,
+    )
+    service = SessionService(agent, store)
+    demo = DemoController(
+        service,
+        DemoSource(catalog_path, settings.demo_sessions_path, settings.demo_generated, settings.demo_seed),
+    )
+    return WebContext(catalog_path, agent, service, demo)
+
+
+def create_app(settings: WebSettings | None = None) -> FastAPI:
+    settings = settings or WebSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.web = await asyncio.to_thread(build_context, settings)
+        # The demo set reads the catalog once; do it now, off the startup path, so the page's first
+        # demo request does not wait for it.
+        threading.Thread(target=_warm_demo_set, args=(app.state.web.demo,), daemon=True).start()
+        yield
+
+    app = FastAPI(
+        title="Shopping Copilot",
+        version="0.1.0",
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+    )
+    _add_error_handlers(app)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+
+
+def app_from_env() -> FastAPI:
+    return create_app(WebSettings.from_env())
+
+
+def _warm_demo_set(demo: DemoController) -> None:
+    try:
+        demo.demo_set()
+    except Exception:  # reported again, to the client, by GET /api/demo/sessions
+        log.exception("building the demo session set failed")
+
+
+API_DESCRIPTION = """
+A conversational product-search agent with an explicit, revisable model of what the shopper wants.
+
+**Sessions** live in a SQLite store: every completed turn is written there, so a restarted server
+(or any other worker process) continues a session where it stopped. A session idle for longer than
+the configured time expires (`410`, then `404`). The number of live sessions is capped: creating
+one more **evicts the session idle the longest** (its next request gets `404`).
+
+**Turns** come back as one JSON body (`POST .../messages`) or as server-sent events
+(`POST .../messages/stream`): one `stage` event per pipeline stage as it finishes, then `turn`.
+
+**Demo mode** plays a benchmark session: a simulated customer (official or natural protocol)
+talks to the agent one step at a time. Only the demo controller knows the target.
+"""
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": schemas.ErrorBody, "description": "Unknown session, turn or product"},
+    409: {"model": schemas.ErrorBody, "description": "The session changed meanwhile, or the demo run cannot step"},
+    410: {"model": schemas.ErrorBody, "description": "The session expired"},
+}
+# One server-sent event (OpenAPI 3.2's `itemSchema`, which FastAPI emits for event streams).
+STREAM_EVENT_SCHEMA = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"enum": ["stage", "turn", "error"]},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "description": "A StageEvent, the TurnResult, or {\"detail\": ...}"},
+    },
+}
+# On streaming routes FastAPI would document a `model` under text/event-stream; errors are JSON.
+_ERROR_JSON = {"application/json": {"schema": schemas.ErrorBody.model_json_schema()}}
+STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **{code: {"description": spec["description"], "content": _ERROR_JSON} for code, spec in ERRORS.items()},
+    200: {
+        "description": schemas.STREAM_DESCRIPTION,
+        "content": {"text/event-stream": {"itemSchema": STREAM_EVENT_SCHEMA}},
+    },
+}
+
+_STATUS_FOR_ERROR: dict[type[Exception], int] = {
+    UnknownSession: 404,
+    UnknownTurn: 404,
+    UnknownDemoSession: 404,
+    ExpiredSession: 410,
+    SessionConflict: 409,
+    NotADemoRun: 409,
+    DemoFinished: 409,
+    DemoError: 409,
+}
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    async def as_json(request: Request, exc: Exception) -> JSONResponse:
+        status = next(code for kind, code in _STATUS_FOR_ERROR.items() if isinstance(exc, kind))
+        return JSONResponse({"detail": str(exc)}, status_code=status)
+
+    for kind in _STATUS_FOR_ERROR:
+        app.add_exception_handler(kind, as_json)
+
+
+# ---- routes ---------------------------------------------------------------------------------------------
+
+router = APIRouter()
+SessionId = Annotated[str, PathParam(min_length=1, max_length=100, description="A session id from POST /api/sessions")]
+
+
+def web(request: Request) -> WebContext:
+    return request.app.state.web
+
+
+Web = Annotated[WebContext, Depends(web)]
+
+
+# Streaming endpoints check in dependencies: once a stream has begun, its status can no longer be a 4xx.
+def live_session(ctx: Web, session_id: SessionId) -> StoredSession:
+    return ctx.service.store.get(session_id)
+
+
+def steppable_demo_run(ctx: Web, stored: Annotated[StoredSession, Depends(live_session)]) -> StoredSession:
+    ctx.demo.plan_step(stored)
+    return stored
+
+
+@router.get("/", include_in_schema=False)
+def index_page() -> FileResponse:
+    return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/api/health", response_model=schemas.Health, tags=["service"])
+def health(ctx: Web) -> dict[str, Any]:
+    return {"status": "ok", "catalog": str(ctx.catalog_path), "live_sessions": ctx.service.store.live_count()}
+
+
+@router.post("/api/sessions", status_code=201, response_model=schemas.SessionSummary, tags=["sessions"])
+def create_session(ctx: Web, body: schemas.NewSession | None = None) -> dict[str, Any]:
+    """Start a session, optionally with the shopper's profile."""
+    return ctx.service.create(body.profile if body else {})
+
+
+@router.get("/api/sessions/{session_id}", response_model=schemas.SessionSummary, responses=ERRORS, tags=["sessions"])
+def get_session(ctx: Web, session_id: SessionId) -> dict[str, Any]:
+    """The session: completed turns, profile, the agent's state, and the demo run if it is one."""
+    return ctx.service.summary(session_id)
+
+
+@router.get("/api/sessions/{session_id}/state", response_model=dict[str, Any], responses=ERRORS, tags=["sessions"])
+def get_state(ctx: Web, session_id: SessionId) -> dict[str, Any]:
+    """The agent's model of what the shopper wants (constraints, rejections, intent, questions asked)."""
+    return ctx.service.summary(session_id)["state"]
+
+
+@router.get(
+    "/api/sessions/{session_id}/turns/{turn}", response_model=schemas.TurnResult, responses=ERRORS, tags=["sessions"]
+)
+def get_turn(ctx: Web, session_id: SessionId, turn: Annotated[int, PathParam(ge=1, le=1_000_000)]) -> dict[str, Any]:
+    """A completed turn as recorded: the reply, recommendations, state, diff and pipeline trace."""
+    return ctx.service.store.turn(session_id, turn)
+
+
+@router.post(
+    "/api/sessions/{session_id}/messages", response_model=schemas.TurnResult, responses=ERRORS, tags=["sessions"]
+)
+def send_message(ctx: Web, session_id: SessionId, body: schemas.NewMessage) -> dict[str, Any]:
+    """The shopper says something; the agent answers (one JSON body when the turn is done)."""
+    return ctx.service.run_turn(session_id, _chat_plan(body))
+
+
+@router.post(
+    "/api/sessions/{session_id}/messages/stream",
+    response_class=EventSourceResponse,
+    responses=STREAM_RESPONSES,
+    tags=["sessions"],
+)
+async def send_message_streamed(
+    ctx: Web, stored: Annotated[StoredSession, Depends(live_session)], body: schemas.NewMessage
+) -> AsyncIterator[ServerSentEvent]:
+    """As POST .../messages, but each pipeline stage is sent as it finishes."""
+    async for event in _stream_turn(ctx.service, stored.session_id, _chat_plan(body)):
+        yield event
+
+
+@router.get(
+    "/api/products/{parent_asin}",
+    response_model=schemas.ProductDetail,
+    responses={404: ERRORS[404]},
+    tags=["catalog"],
+)
+def get_product(ctx: Web, parent_asin: Annotated[str, PathParam(min_length=1, max_length=100)]) -> Any:
+    """One catalog product with its derived attributes."""
+    product = ctx.agent.index.store.get(parent_asin)
+    if product is None:
+        return JSONResponse({"detail": f"unknown product {parent_asin!r}"}, status_code=404)
+    attributes = ctx.agent.index.store.attributes(parent_asin)
+    derived = jsonable_encoder(attributes.to_dict()) if attributes is not None else {}
+    return {**product.to_record(), "attributes": derived}
+
+
+@router.get("/api/demo/sessions", response_model=schemas.DemoSessionList, tags=["demo"])
+def list_demo_sessions(ctx: Web) -> dict[str, Any]:
+    """Benchmark sessions that demo mode can play on the served catalog."""
+    return ctx.demo.listing()
+
+
+@router.post(
+    "/api/demo/runs", status_code=201, response_model=schemas.SessionSummary, responses=ERRORS, tags=["demo"]
+)
+def start_demo_run(ctx: Web, body: schemas.NewDemoRun) -> dict[str, Any]:
+    """A new session driven by a simulated customer; step it with POST /api/demo/runs/{id}/step."""
+    return ctx.demo.start(body.sample_id, body.protocol, body.seed)
+
+
+@router.post(
+    "/api/demo/runs/{session_id}/step", response_model=schemas.TurnResult, responses=ERRORS, tags=["demo"]
+)
+def step_demo_run(ctx: Web, session_id: SessionId) -> dict[str, Any]:
+    """One turn: the simulated customer's pending message goes to the agent; the customer then moves."""
+    return ctx.service.run_turn(session_id, ctx.demo.plan_step)
+
+
+@router.post(
+    "/api/demo/runs/{session_id}/step/stream",
+    response_class=EventSourceResponse,
+    responses=STREAM_RESPONSES,
+    tags=["demo"],
+)
+async def step_demo_run_streamed(
+    ctx: Web, stored: Annotated[StoredSession, Depends(steppable_demo_run)]
+) -> AsyncIterator[ServerSentEvent]:
+    """As POST .../step, with each pipeline stage sent as it finishes."""
+    async for event in _stream_turn(ctx.service, stored.session_id, ctx.demo.plan_step):
+        yield event
+
+
+def _chat_plan(body: schemas.NewMessage) -> Callable[[StoredSession], TurnPlan]:
+    return lambda stored: TurnPlan(body.message, body.top_k)
+
+
+async def _stream_turn(
+    service: SessionService, session_id: str, plan: Callable[[StoredSession], TurnPlan]
+) -> AsyncIterator[ServerSentEvent]:
+    """Run the turn in a worker thread; relay its stage events, then the turn (or the error)."""
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    def send(kind: str, data: Any) -> None:
+        loop.call_soon_threadsafe(events.put_nowait, (kind, data))
+
+    def run() -> None:
+        try:
+            record = service.run_turn(session_id, plan, on_event=lambda event: send("stage", jsonable_encoder(event)))
+        except Exception as exc:  # the status line is already sent: report the failure in-band
+            log.exception("turn failed for session %s", session_id)
+            send("error", {"detail": f"{type(exc).__name__}: {exc}"})
+        else:
+            send("turn", schemas.TurnResult.model_validate(record).model_dump(mode="json"))
+
+    # Not awaited directly: if the client goes away the turn still completes and is stored.
+    loop.run_in_executor(None, run)
+    while True:
+        kind, data = await events.get()
+        yield ServerSentEvent(event=kind, data=data)
+        if kind != "stage":
+            return

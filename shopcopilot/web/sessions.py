@@ -1,0 +1,164 @@
+"""Glue between the Agent (in memory, one per process) and the session store (on disk, shared).
+
+The store is the source of truth. Before a session is used, this process's agent
+is brought to the stored version (import_session) unless it already holds exactly
+that version, so any worker process can serve any session and a restarted server
+continues where it stopped. After each turn the agent's export and the turn's
+record are written together.
+
+Turns in one process run one at a time under a lock: the Agent is shared and
+not documented as thread-safe. More throughput comes from more worker processes.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.encoders import jsonable_encoder
+
+from ..catalog.product import Product
+from .store import SessionStore, StoredSession
+
+KEY_FEATURES_SHOWN = 4
+EventCallback = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """What to send the agent this turn, and what to record beside it.
+
+    `follow_up` (demo mode) gets the finished turn's record and returns the demo
+    record to store with it; it runs under the same lock as the turn.
+    """
+
+    message: str
+    top_k: int = 10
+    follow_up: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+
+
+class SessionService:
+    def __init__(self, agent: Any, store: SessionStore) -> None:
+        self.agent = agent
+        self.store = store
+        self._lock = threading.Lock()
+        self._loaded_versions: dict[str, int] = {}
+
+    def create(self, profile: dict[str, Any], demo: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A new session; returns its summary (id, turn 0, state)."""
+        session_id = uuid.uuid4().hex
+        with self._lock:
+            self.agent.reset(session_id, dict(profile))
+            exported = jsonable_encoder(self.agent.export_session(session_id))
+            state = jsonable_encoder(self.agent.state(session_id))
+            evicted = self.store.create(session_id, profile, exported, demo)
+            self._loaded_versions[session_id] = 1
+            for gone in evicted:
+                self._loaded_versions.pop(gone, None)
+        return {"session_id": session_id, "turns": 0, "profile": profile, "state": state, "demo": demo}
+
+    def summary(self, session_id: str) -> dict[str, Any]:
+        """The session as stored plus the agent's current state for it."""
+        with self._lock:
+            stored = self.store.get(session_id)
+            self._bring_up_to_date(stored)
+            state = jsonable_encoder(self.agent.state(session_id))
+        return {
+            "session_id": session_id,
+            "turns": stored.turns,
+            "profile": stored.profile,
+            "state": state,
+            "demo": stored.demo,
+        }
+
+    def run_turn(
+        self,
+        session_id: str,
+        plan: Callable[[StoredSession], TurnPlan],
+        on_event: EventCallback | None = None,
+    ) -> dict[str, Any]:
+        """One turn: read the session, run the agent, record the result; returns the turn record."""
+        with self._lock:
+            stored = self.store.get(session_id)
+            turn_plan = plan(stored)
+            self._bring_up_to_date(stored)
+            try:
+                record, exported = self._respond(stored, turn_plan, on_event)
+                version = self.store.save_turn(
+                    session_id, stored.version, record["turn"], exported, record, record["demo"]
+                )
+            except BaseException:
+                # The agent may hold a turn the store never got; reload it before its next use.
+                self._loaded_versions.pop(session_id, None)
+                raise
+            self._loaded_versions[session_id] = version
+        return record
+
+    def _respond(
+        self, stored: StoredSession, plan: TurnPlan, on_event: EventCallback | None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        turn = stored.turns + 1
+        result = self.agent.respond_traced(
+            stored.session_id, plan.message, turn=turn, top_k=plan.top_k, on_event=on_event
+        )
+        record = self._turn_record(stored.session_id, turn, plan.message, result)
+        record["demo"] = plan.follow_up(record) if plan.follow_up else None
+        return record, jsonable_encoder(self.agent.export_session(stored.session_id))
+
+    def _bring_up_to_date(self, stored: StoredSession) -> None:
+        if self._loaded_versions.get(stored.session_id) != stored.version:
+            self.agent.import_session(stored.session_id, stored.agent_data)
+            self._loaded_versions[stored.session_id] = stored.version
+
+    def _turn_record(self, session_id: str, turn: int, message: str, result: Any) -> dict[str, Any]:
+        response = jsonable_encoder(result.response)
+        trace = jsonable_encoder(result.trace)
+        return {
+            "session_id": session_id,
+            "turn": turn,
+            "user_message": message,
+            "message": response.get("message", ""),
+            "ask_attribute": response.get("ask_attribute"),
+            "options": _question_options(trace),
+            "recommendations": [self._with_product(item) for item in response.get("recommendations", [])],
+            "usage": response.get("usage") or {},
+            "response": response,
+            "state": jsonable_encoder(result.state),
+            "diff": jsonable_encoder(result.diff),
+            "trace": trace,
+        }
+
+    def _with_product(self, recommendation: dict[str, Any]) -> dict[str, Any]:
+        product = self.agent.index.store.get(str(recommendation.get("parent_asin", "")))
+        return {
+            "parent_asin": str(recommendation.get("parent_asin", "")),
+            "score": recommendation.get("score"),
+            "reason": recommendation.get("reason") or "",
+            "shown_before": bool(recommendation.get("shown_before", False)),
+            "product": product_card(product) if product is not None else None,
+        }
+
+
+def product_card(product: Product) -> dict[str, Any]:
+    """What a recommendation card shows."""
+    return {
+        "parent_asin": product.parent_asin,
+        "title": product.title,
+        "price": product.price,
+        "store": product.store,
+        "average_rating": product.average_rating,
+        "rating_number": product.rating_number,
+        "categories": list(product.categories),
+        "features": list(product.features[:KEY_FEATURES_SHOWN]),
+    }
+
+
+def _question_options(trace: list[dict[str, Any]]) -> list[str]:
+    for event in trace:
+        if event.get("stage") == "dialogue":
+            options = (event.get("output") or {}).get("options") or []
+            return [str(option) for option in options]
+    return []

@@ -1,0 +1,215 @@
+"""The shared vocabulary: lookups, mention finding, measures, and a malformed file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shopcopilot.catalog.vocabulary import (
+    ATTRIBUTES,
+    OFFICIAL_ATTRIBUTE,
+    VocabularyError,
+    accepted_departments,
+    canonical_closure,
+    canonical_color,
+    canonical_department,
+    canonical_material,
+    canonical_size,
+    canonical_style,
+    canonical_use_case,
+    find_measures,
+    find_mentions,
+    letter_size_range,
+    load_vocabulary,
+    normalize_phrase,
+    vocabulary,
+    VOCABULARY_PATH,
+)
+
+
+def _found(text: str, attribute: str) -> list[str]:
+    return [m.value for m in find_mentions(text) if m.attribute == attribute]
+
+
+@pytest.mark.parametrize(
+    ("word", "color"),
+    [("navy", "blue"), ("Charcoal", "gray"), ("grey", "gray"), ("burgundy", "red"), ("Maroon", "red"),
+     ("ivory", "white"), ("cream", "beige"), ("khaki", "beige"), ("camel", "brown"), ("olive", "green"),
+     ("fuchsia", "pink"), ("rose gold", "gold"), ("multi-color", "multicolor"), ("Navy Blue", "blue")],
+)
+def test_color_shades_map_to_base_colors(word: str, color: str) -> None:
+    assert canonical_color(word) == color
+
+
+def test_unknown_words_have_no_canonical_value() -> None:
+    assert canonical_color("sandwich") is None
+    assert canonical_material("blue") is None
+    assert canonical_department("") is None
+
+
+@pytest.mark.parametrize(
+    ("word", "material"),
+    [("Lycra", "spandex"), ("elastane", "spandex"), ("PU leather", "faux leather"),
+     ("vegan leather", "faux leather"), ("925 sterling silver", "sterling silver"), ("merino wool", "wool"),
+     ("polyamide", "nylon"), ("aluminium", "aluminum")],
+)
+def test_material_synonyms(word: str, material: str) -> None:
+    assert canonical_material(word) == material
+
+
+@pytest.mark.parametrize(
+    ("word", "department"),
+    [("Womens", "women"), ("woman's", "women"), ("ladies", "women"), ("female", "women"), ("Mens", "men"),
+     ("gentleman", "men"), ("toddler", "baby"), ("infant", "baby"), ("Baby-girls", "baby"), ("unisex-adult", "unisex"),
+     ("Unisex-child", "kids"), ("girl's", "girls"), ("boys", "boys")],
+)
+def test_department_synonyms(word: str, department: str) -> None:
+    assert canonical_department(word) == department
+
+
+def test_other_tables_look_up() -> None:
+    assert canonical_closure("Velcro") == "hook and loop"
+    assert canonical_closure("Lace-Up") == "lace up"
+    assert canonical_closure("tie") == "tie"  # a canonical name looks itself up even when not scanned for
+    assert canonical_use_case("workout") == "gym"
+    assert canonical_use_case("cold weather") == "winter"
+    assert canonical_style("V-Neck") == "v-neck"
+    assert canonical_size("xxl") == "2XL"
+    assert canonical_size("X-Large") == "XL"
+    assert canonical_size("m") == "M"
+    assert canonical_size("9.5") == "9.5"
+    assert canonical_size("9.3") is None
+    assert canonical_size("medium rare") is None
+
+
+def test_canonical_rejects_unknown_attribute() -> None:
+    with pytest.raises(KeyError, match="unknown vocabulary attribute"):
+        vocabulary().canonical("flavour", "vanilla")
+
+
+def test_every_attribute_has_an_official_name() -> None:
+    allowed = {"category", "material", "color", "size", "style", "brand", "budget", "feature", "use_case", "other"}
+    assert set(OFFICIAL_ATTRIBUTE) == set(ATTRIBUTES)
+    assert set(OFFICIAL_ATTRIBUTE.values()) <= allowed
+
+
+def test_mentions_prefer_longest_phrase_and_report_spans() -> None:
+    text = "Women's navy blue wide leg pants in faux leather, pull-on"
+    mentions = find_mentions(text)
+    pairs = [(m.attribute, m.value) for m in mentions]
+    assert pairs == [
+        ("department", "women"),
+        ("color", "blue"),
+        ("style", "wide leg"),
+        ("material", "faux leather"),
+        ("closure", "pull on"),
+    ]
+    for mention in mentions:
+        assert text[mention.start : mention.end] == mention.text
+    assert mentions[1].text == "navy blue"
+    assert ("width", "wide") not in pairs  # "wide leg" is a cut, not a shoe width
+    assert ("material", "leather") not in pairs
+
+
+def test_mentions_match_whole_words_only() -> None:
+    assert _found("the bluetooth redesign", "color") == []
+    assert _found("a tangent", "color") == []
+    assert _found("MEN'S shirt", "department") == ["men"]
+    assert _found("womenswear", "department") == []
+
+
+def test_phrase_in_two_tables_yields_both() -> None:
+    text = "925 sterling silver chain"
+    found = {(m.attribute, m.value) for m in find_mentions(text)}
+    assert {("material", "sterling silver"), ("color", "silver")} <= found
+
+
+def test_mentions_can_be_restricted() -> None:
+    mentions = find_mentions("black cotton hoodie for hiking", ("material", "use_case"))
+    assert [(m.attribute, m.value) for m in mentions] == [("material", "cotton"), ("use_case", "hiking")]
+
+
+def test_sizes_need_context() -> None:
+    assert _found("size 9 wide", "size") == ["9"]
+    assert _found("size 9 wide", "width") == ["wide"]
+    assert _found("Size: M", "size") == ["M"]
+    assert _found("size x-large please", "size") == ["XL"]
+    assert _found("32W x 30L", "size") == ["32x30"]
+    assert _found("a large pocket", "size") == ["L"]  # the shopper's words; derive() is stricter
+    assert _found("I am a size", "size") == []
+
+
+def test_letter_size_range_and_departments() -> None:
+    assert letter_size_range("S", "5XL") == ("S", "M", "L", "XL", "2XL", "3XL", "4XL", "5XL")
+    assert letter_size_range("XL", "S") == ("S", "M", "L", "XL")
+    assert letter_size_range("S", "huge") == ()
+    assert accepted_departments("ladies") == {"women", "unisex"}
+    assert "girls" in accepted_departments("kids")
+    assert "men" not in accepted_departments("women")
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "unit"),
+    [("30 mm", (30.0,), "mm"), ("30mm", (30.0,), "mm"), ("5 inches", (5.0,), "inch"), ("2 ft", (2.0,), "ft"),
+     ("16 oz", (16.0,), "oz"), ("15 x 12 x 0.33 inches", (15.0, 12.0, 0.33), "inch"), ('18" chain', (18.0,), "inch"),
+     ("1 1/2 inch heel", (1.5,), "inch"), ("21x16x5mm", (21.0, 16.0, 5.0), "mm"), ("1,200 ml", (1200.0,), "ml"),
+     ("3/4 ct", (0.75,), "ct"), ("2.4 Pounds", (2.4,), "lb")],
+)
+def test_measures_with_units(text: str, values: tuple[float, ...], unit: str) -> None:
+    (match,) = find_measures(text)
+    assert match.measure.values == values
+    assert match.measure.unit == unit
+    assert text[match.start : match.end] == match.measure.text
+
+
+def test_money_and_counts_are_not_measures() -> None:
+    assert find_measures("under $30 please") == []
+    assert find_measures("2 in 1 design, 6 pack") == []
+    assert find_measures("size 9") == []
+    assert find_measures("under 30 in blue") == []  # a budget, then a colour
+    assert find_measures("$25 mm") == []
+
+
+def test_bare_in_is_inches_where_the_phrase_ends() -> None:
+    assert [m.measure.values for m in find_measures("a 10 in. blade")] == [(10.0,)]
+    assert [m.measure.unit for m in find_measures("waist 32 in")] == ["inch"]
+    assert [m.measure.unit for m in find_measures("5 to 7 inches")] == ["inch"]
+
+
+def test_normalize_phrase() -> None:
+    assert normalize_phrase("  Women’s  PULL-on ") == "womens pull on"
+    assert normalize_phrase("3/4 Sleeve") == "3 / 4 sleeve"
+
+
+def test_shipped_vocabulary_loads_and_is_cached() -> None:
+    assert vocabulary() is vocabulary()
+    assert "blue" in vocabulary().values("color")
+    assert load_vocabulary(VOCABULARY_PATH).tables.keys() == vocabulary().tables.keys()
+
+
+def _write_vocabulary(tmp_path: Path, change) -> Path:
+    raw = json.loads(VOCABULARY_PATH.read_text(encoding="utf-8"))
+    change(raw)
+    path = tmp_path / "vocabulary.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+def test_conflicting_term_is_rejected_with_its_name(tmp_path: Path) -> None:
+    path = _write_vocabulary(tmp_path, lambda raw: raw["colors"]["red"].append("navy"))
+    with pytest.raises(VocabularyError, match=r"color term 'navy' means both"):
+        load_vocabulary(path)
+
+
+def test_malformed_tables_are_rejected(tmp_path: Path) -> None:
+    path = _write_vocabulary(tmp_path, lambda raw: raw.pop("closures"))
+    with pytest.raises(VocabularyError, match="missing table 'closures'"):
+        load_vocabulary(path)
+    path = _write_vocabulary(tmp_path, lambda raw: raw["materials"].update({"cotton": "cotton"}))
+    with pytest.raises(VocabularyError, match="materials.cotton must be a list"):
+        load_vocabulary(path)
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(VocabularyError, match="cannot read vocabulary"):
+        load_vocabulary(path)
