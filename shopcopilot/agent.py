@@ -41,7 +41,7 @@ class Agent:
                  index=None, progress: bool = False) -> None:
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
-        self.lexicon = lexicon_from_store(self.index.store)
+        self.lexicon = lexicon_from_store(self.index.store, self.index.path)
         self._views = ViewCache(self.index.store)
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
@@ -91,12 +91,13 @@ class Agent:
             event.summary = f"ask {decision.ask_attribute or 'nothing'}, show {decision.width}"
         with tracer.stage("respond") as event:
             shown = ranked[: decision.width]
+            earlier = {asin for epoch, ids in state.shown.items() if epoch != state.epoch for asin in ids}
             response = {
                 "message": decision.message,
                 "ask_attribute": decision.ask_attribute,
                 "recommendations": [
                     {"parent_asin": s.parent_asin, "score": round(s.score, 4), "reason": reason(s),
-                     "shown_before": False}
+                     "shown_before": s.parent_asin in earlier}
                     for s in shown
                 ],
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0},
@@ -107,6 +108,11 @@ class Agent:
         with self._lock:
             self._sessions[session_id] = state
         return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
+
+    def forget(self, session_id: str) -> None:
+        """Drop a session from memory (the web store keeps its own copy)."""
+        with self._lock:
+            self._sessions.pop(session_id, None)
 
     def state(self, session_id: str) -> dict[str, Any]:
         return self._session(session_id).to_dict()

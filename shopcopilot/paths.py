@@ -39,7 +39,7 @@ def default_catalog_path(size: int = DEFAULT_SYNTH_SIZE, seed: int = DEFAULT_SYN
 
     path = cache_dir() / f"synthetic-{size}-seed{seed}.jsonl.gz"
     if not path.exists():
-        partial = path.with_suffix(".partial")
+        partial = path.with_name(f"synthetic-{size}-seed{seed}.partial-{os.getpid()}.jsonl.gz")
         write_catalog(partial, size=size, seed=seed, progress=True)
         partial.replace(path)
     return path

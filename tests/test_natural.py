@@ -151,6 +151,12 @@ def mentioned_anywhere(product: Product, attribute: str, value: str) -> bool:
 # ---- tests ------------------------------------------------------------------------------------------
 
 
+def test_transcripts_serialise_with_their_disclosures(customers: list[NaturalCustomer]) -> None:
+    records = json.loads(json.dumps([r for c in customers[:20] for r in c.transcript_records()]))
+    assert {"turn", "intent", "asked", "text", "clean_text", "disclosures", "noise"} <= set(records[0])
+    assert any(d["attribute"] == "category" for r in records for d in r["disclosures"])
+
+
 def test_sessions_cover_enough_ground(pairs: list[tuple[Session, Product]]) -> None:
     if shared_data_dir() is not None:
         assert len(pairs) >= 300

@@ -23,7 +23,7 @@ import os
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -509,6 +509,10 @@ class NaturalCustomer:
         self._own_text = _own_text(product)  # lower-cased: a wrong or rejected noun must not occur in it
         self._target_mentions = _mentioned_values(self._own_text, self.attrs)
         self._override = self._plan_override() if session.scenario_type == "intent_override" else None
+
+    def transcript_records(self) -> list[dict[str, Any]]:
+        """The transcript as JSON-ready dicts (message, intent, what it disclosed), for reports."""
+        return [asdict(message) for message in self.transcript]
 
     # -- the Customer protocol --
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..catalog.vocabulary import find_mentions
+from .spelling import SpellFixer
 from .text import STOPWORDS, stem, tokens
 
 ROOT_CATEGORY = "clothing, shoes & jewelry"
@@ -41,12 +44,17 @@ class Mention:
 
 
 class Lexicon:
-    def __init__(self, category_paths: Mapping[tuple[str, ...], int], brands: Iterable[str] = ()) -> None:
+    def __init__(self, category_paths: Mapping[tuple[str, ...], int], brands: Iterable[str] = (),
+                 catalog_words: Iterable[str] = ()) -> None:
         self.category_idf = _category_idf(category_paths)
         self.money_like_categories = tuple(
             sorted({part for path in category_paths for part in path if "$" in part}, key=len, reverse=True)
         )
         self._brands = _brand_table(brands)
+        self._spelling = SpellFixer(_known_words(self.category_idf, category_paths, self._brands), catalog_words)
+
+    def fix_spelling(self, text: str) -> str:
+        return self._spelling.fix(text)
 
     # -- attribute values -------------------------------------------------
     def mentions(self, text: str) -> list[Mention]:
@@ -104,6 +112,37 @@ def _category_idf(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, fl
     }
 
 
+def _known_words(category_idf, category_paths, brands) -> set[str]:
+    """Every word the lexicon can read, so only unknown words are taken for typos."""
+    from ..catalog.vocabulary import vocabulary
+
+    words = set(STOPWORDS) | set(category_idf) | set(KNOWN_EXTRA)
+    for path in category_paths:
+        for part in path:
+            words.update(tokens(part))
+    for table in vocabulary().tables.values():
+        for canonical, terms in table.items():
+            for term in (canonical, *terms):
+                words.update(tokens(term))
+    for brand in brands:
+        words.update(tokens(brand))
+    return words
+
+
+# Conversational words a shopper uses that no catalog table lists.
+KNOWN_EXTRA = (
+    "about around matters matter preference preferences requirement requirements important earlier "
+    "previous actually ignore instead rather scratch forget switch change changed thought second mean "
+    "meant sorry exploring browsing looking shopping wanted budget price cheap cheaper expensive spend "
+    "dollars bucks under below between least most something anything nothing everything features feature "
+    "quality comfortable comfort durable durability style stylish fit fits fitting looks nice pretty "
+    "daughter son wife husband mom dad mother father sister brother friend gift present birthday thanks "
+    "please sure maybe ideally preferably definitely specifically mainly mostly really honestly "
+    "color colour material fabric size brand occasion purpose kind type sort one ones pair pairs wear "
+    "wearing work working weekend everyday daily outdoor indoor weather rain snow summer winter spring fall"
+).split()
+
+
 def _brand_table(brands: Iterable[str]) -> dict[str, str]:
     """Normalised brand name -> display name; short or common-word names are too ambiguous."""
     table: dict[str, str] = {}
@@ -114,8 +153,25 @@ def _brand_table(brands: Iterable[str]) -> dict[str, str]:
     return table
 
 
-def lexicon_from_store(store) -> Lexicon:
-    """Category paths and brands counted inside SQLite, without decoding every record."""
+def lexicon_from_store(store, cache_folder: Path | None = None) -> Lexicon:
+    """The catalog's category paths and brands, counted once per index and cached beside it."""
+    cached = cache_folder / LEXICON_FILE if cache_folder else None
+    data = _read_cached(cached) if cached else None
+    if data is None:
+        data = _count_store(store)
+        if cached:
+            _write_cached(cached, data)
+    paths = {tuple(path): count for path, count in data["paths"]}
+    category_words = set(_category_idf(paths))
+    usable = [b for b in data["brands"] if not (set(tokens(b)) & category_words) and not find_mentions(b)]
+    return Lexicon(paths, usable, data.get("words", ()))
+
+
+LEXICON_FILE = "lexicon-counts.json"
+
+
+def _count_store(store) -> dict:
+    """Counted inside SQLite, without decoding every record in Python."""
     from ..index.store import read_only_connection
 
     db = read_only_connection(store.path)
@@ -129,8 +185,34 @@ def lexicon_from_store(store) -> Lexicon:
         brands = [name for (name,) in db.execute(
             "SELECT DISTINCT json_extract(record, '$.store') FROM products WHERE json_extract(record, '$.store') != ''"
         ) if name]
+        words = _frequent_words(db)
     finally:
         db.close()
-    category_words = set(_category_idf(paths))
-    usable = [b for b in brands if not find_mentions(b) and not (set(tokens(b)) & category_words)]
-    return Lexicon(paths, usable)
+    return {"paths": [[list(p), c] for p, c in paths.items()], "brands": brands, "words": words}
+
+
+def _frequent_words(db, min_count: int = 3) -> list[str]:
+    """Words the catalog itself uses often: real words, never taken for typos."""
+    counts: dict[str, int] = {}
+    sql = "SELECT json_extract(record, '$.title') || ' ' || coalesce(json_extract(record, '$.features'), '') FROM products"
+    for (text,) in db.execute(sql):
+        for word in set(tokens(text or "")):
+            counts[word] = counts.get(word, 0) + 1
+    return sorted(w for w, c in counts.items() if c >= min_count and w.isalpha())
+
+
+def _read_cached(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # missing or damaged: count again
+    return data if isinstance(data, dict) and {"paths", "brands"} <= data.keys() else None
+
+
+def _write_cached(path: Path, data: dict) -> None:
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(json.dumps(data), encoding="utf-8")
+        partial.replace(path)
+    except OSError:
+        partial.unlink(missing_ok=True)  # a read-only index folder only costs a recount next time

@@ -64,7 +64,13 @@ _REJECT_SHOWN = re.compile(
     r"(?:those|these) (?:are|aren'?t|were)|not what i)\b",
     re.I,
 )
-_NEGATED_WORD = re.compile(r"\b(?:no|without|not|avoid|hate)\s+(?:any\s+|a\s+|the\s+)?([a-z][a-z-]{2,})\b", re.I)
+# "no hoods", "nothing with a hood", "skip the floral ones"; bare "not" is left to values
+# because it mostly negates verbs ("I do not care").
+_NEGATED_WORD = re.compile(
+    r"\b(?:no|without|avoid|hate|skip(?: the)?|nothing(?: with| made of| in)?)\s+(?:any\s+|a\s+|an\s+|the\s+)?"
+    r"([a-z][a-z-]{2,})\b",
+    re.I,
+)
 # A lead-in before a colon that is pure conversation: "what matters is: X".
 _LEADIN = re.compile(r"^[^:]{0,60}:\s*")
 _ATTRIBUTE_NAMES = {
@@ -97,7 +103,8 @@ class Observation:
 
 def parse_message(message: str, lexicon: Lexicon, last_question: str | None, first_turn: bool) -> Observation:
     obs = Observation()
-    text = message.strip()
+    original = message.strip()
+    text = lexicon.fix_spelling(original)
     obs.override = bool(_OVERRIDE.search(text))
     obs.not_sure = bool(_NOT_SURE.search(text))
     obs.rejects_shown = bool(_REJECT_SHOWN.search(text))
@@ -106,7 +113,7 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     _read_no_preference(text, last_question, obs)
     _read_values(text, lexicon, obs)
     obs.negated_words = _negated_free_words(text, lexicon)
-    _read_pieces(text, lexicon, first_turn, last_question, obs)
+    _read_pieces(text, original, lexicon, first_turn, last_question, obs)
     return obs
 
 
@@ -137,22 +144,39 @@ def _clause_break(before: str) -> bool:
 
 
 def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
+    """Things the shopper does not want that the vocabulary has no name for ("no hoods")."""
     words = []
-    for match in _NEGATED_WORD.finditer(text):
-        word = match.group(1).lower()
-        if word not in STOPWORDS and not lexicon.mentions(word) and word not in _ATTRIBUTE_NAMES:
+    for clause in re.split(r"[.;!?,]", text):
+        if _NO_PREFERENCE.search(clause) or _NOT_SURE.search(clause):
+            continue
+        for match in _NEGATED_WORD.finditer(clause):
+            word = match.group(1).lower()
+            if word in _CHATTER or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES or lexicon.mentions(word):
+                continue
             words.append(word)
     return words
 
 
-def _read_pieces(text: str, lexicon: Lexicon, first_turn: bool, last_question: str | None, obs: Observation) -> None:
-    """Split into clauses; a category statement names the item, the rest are requirement fragments."""
-    for piece in _split_pieces(text):
+# Words that follow "no"/"nothing" without naming a product feature.
+_NOT_A_THING = frozenset(
+    "idea clue problem problems worries worry rush hurry limit additional particular real strong specific "
+    "else way thanks need matter rules".split()
+)
+
+
+def _read_pieces(text: str, original: str, lexicon: Lexicon, first_turn: bool, last_question: str | None,
+                 obs: Observation) -> None:
+    """Split into clauses; a category statement names the item, the rest are requirement fragments
+    (kept in the shopper's own spelling, which may quote the catalog verbatim)."""
+    pieces, as_written = _split_pieces(text), _split_pieces(original)
+    if len(pieces) != len(as_written):
+        as_written = pieces
+    for piece, written in zip(pieces, as_written):
         category = _category_statement(piece, lexicon, first_turn, last_question, obs)
         if category and not obs.category_text:
             obs.category_text = category
             continue
-        fragment = _fragment(piece)
+        fragment = _fragment(written)
         if fragment:
             obs.fragments.append(fragment)
 

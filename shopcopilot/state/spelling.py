@@ -1,0 +1,44 @@
+"""Typo tolerance: "slevee" -> "sleeve", "aloy" -> "alloy".
+
+Only words the lexicon does not know are corrected, and only to a known word
+one edit away (two for long words), so catalog terms and brand names survive.
+Requirement fragments keep the shopper's original spelling: the official
+customer quotes catalog lines verbatim, typos included.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+
+
+class SpellFixer:
+    """`targets`: words worth correcting towards; `known`: every word left alone (the catalog's own)."""
+
+    def __init__(self, targets: Iterable[str], known: Iterable[str] = ()) -> None:
+        self._choices = sorted({w.lower() for w in targets if len(w) >= 3 and w.isalpha()})
+        self._known = frozenset(self._choices) | frozenset(w.lower() for w in known)
+        self._cache: dict[str, str] = {}
+
+    def fix(self, text: str) -> str:
+        return _WORD.sub(lambda m: self._fix_word(m.group()), text)
+
+    def _fix_word(self, word: str) -> str:
+        lower = word.lower()
+        if len(lower) < 4 or lower in self._known or "'" in lower:
+            return word
+        if lower not in self._cache:
+            self._cache[lower] = self._closest(lower)
+        fixed = self._cache[lower]
+        return fixed if fixed and word.islower() else (fixed.capitalize() if fixed else word)
+
+    def _closest(self, word: str) -> str:
+        limit = 1 if len(word) < 8 else 2
+        # OSA distance: a swapped pair of letters ("slevee") is one edit, as people type.
+        best = process.extractOne(word, self._choices, scorer=OSA.distance, score_cutoff=limit)
+        return best[0] if best else ""
