@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench-real bench-index clean
+.PHONY: install demo test bench-real bench-index bench-agent clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -14,14 +14,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The web demo on the embedded synthetic catalog (generated and indexed on first use).
 demo: $(STAMP)
-	$(BIN)/shopcopilot demo
+	$(BIN)/shopcopilot serve $(if $(CI),--no-browser,)
 
-test: $(STAMP)
+test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest
 
+# The 200 public sessions on the real records padded to 50,000 products, both protocols.
 bench-real: $(STAMP)
-	$(BIN)/shopcopilot bench-real --agent $(or $(AGENT),shopcopilot.bench.baseline:BaselineAgent) -o $(or $(OUT),runs/bench-real)
+	$(BIN)/shopcopilot bench-real --agent $(or $(AGENT),shopcopilot.agent:Agent) -o $(or $(OUT),runs/bench-real)
 
 bench-index: $(STAMP)
 	$(BIN)/python benchmarks/index_bench.py
@@ -38,7 +40,8 @@ browser-deps:
 	elif [ "$$(id -u)" = 0 ]; then \
 		export DEBIAN_FRONTEND=noninteractive; \
 		apt-get install -y -q chromium chromium-driver \
-			|| { apt-get update -q && apt-get install -y -q chromium chromium-driver; }; \
+			|| { apt-get update -q && apt-get install -y -q chromium chromium-driver; } \
+			|| echo "browser-deps: could not install chromium: browser tests will be skipped"; \
 	else \
 		echo "browser-deps: /usr/bin/chromium missing and not root: browser tests will be skipped"; \
 	fi

@@ -6,6 +6,7 @@ import click
 
 from .bench.commands import register as register_bench_commands
 from .catalog.commands import catalog_group
+from .chat import chat
 from .index.commands import register as register_index_commands
 from .web.commands import serve
 
@@ -20,3 +21,4 @@ main.add_command(catalog_group)
 register_bench_commands(main)
 register_index_commands(main)
 main.add_command(serve)
+main.add_command(chat)

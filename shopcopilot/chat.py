@@ -1,0 +1,51 @@
+"""`shopcopilot chat`: a terminal conversation with the copilot, optionally with the stage trace."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .agent import Agent, TurnResult
+
+
+@click.command("chat")
+@click.option("--catalog", type=click.Path(path_type=Path), help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).")
+@click.option("--trace", is_flag=True, help="Show each pipeline stage with its timing and output.")
+@click.option("-k", "--top-k", default=10, show_default=True, help="Products to show at most per turn.")
+def chat(catalog: Path | None, trace: bool, top_k: int) -> None:
+    """Talk to the copilot in the terminal. Empty line or Ctrl-D ends the conversation."""
+    console = Console()
+    agent = Agent(catalog, progress=True)
+    session = f"chat-{uuid.uuid4().hex[:8]}"
+    agent.reset(session, {})
+    console.print("[bold]Shopping Copilot[/bold]: what are you looking for?")
+    turn = 0
+    while True:
+        try:
+            message = console.input("[bold cyan]you>[/bold cyan] ").strip()
+        except EOFError:
+            break
+        if not message:
+            break
+        turn += 1
+        result = agent.respond_traced(session, message, turn, top_k)
+        show_turn(console, agent, result, trace)
+
+
+def show_turn(console: Console, agent: Agent, result: TurnResult, trace: bool) -> None:
+    table = Table(show_header=True, header_style="bold")
+    for column in ("#", "price", "title", "why"):
+        table.add_column(column, overflow="fold")
+    for rank, rec in enumerate(result.response["recommendations"], start=1):
+        product = agent.index.store.get(rec["parent_asin"])
+        price = f"${product.price:g}" if product and product.price is not None else "-"
+        table.add_row(str(rank), price, product.title[:80] if product else rec["parent_asin"], rec.get("reason", ""))
+    console.print(table)
+    if trace:
+        for event in result.trace:
+            console.print(f"  [dim]{event['stage']:<10} {event['ms']:7.2f} ms  {event['summary']}[/dim]")
+    console.print(f"[bold]copilot>[/bold] {result.response['message']}")
