@@ -160,3 +160,26 @@ def test_state_round_trips_through_json(lexicon):
     state, _ = run(lexicon, "I need running shoes for women under $80", "not pink", asked=["color"])
     again = ShoppingState.from_dict(json.loads(json.dumps(state.to_dict())))
     assert again.to_dict() == state.to_dict()
+
+
+def test_override_naming_a_material_keeps_the_category():
+    """'What I need is: wool' changes the material, not the item, even where a category says Wool."""
+    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Wool"): 5,
+                       ("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Leg Warmers"): 5})
+    state, _ = run(lexicon, "I'm looking for Socks & Hosiery Leg Warmers.", "cotton please",
+                   "Actually, ignore my earlier preference. What I need is: wool.")
+    category = state.active("category")
+    assert category and "leg warmers" in category[0].value
+    assert ("material", "wool") in values(state)
+    assert ("material", "cotton") in values(state, status="replaced")
+
+
+def test_category_text_is_the_item_not_the_whole_clause(lexicon):
+    state, _ = run(lexicon, "I'm looking for women's running shoes under 60 dollars, not black")
+    assert state.active("category")[0].text == "women's running shoes"
+    assert state.active("budget")[0].data["max"] == 60
+
+
+def test_typos_in_values_are_tolerated(lexicon):
+    state, _ = run(lexicon, "I need a dress", "somethng in nayv, ideally leathr")
+    assert ("color", "blue") in values(state) and ("material", "leather") in values(state)

@@ -33,8 +33,9 @@ def _lead(state: ShoppingState, shown: int) -> str:
         return "I couldn't find a close match yet."
     category = next((c.text or c.value for c in state.active("category")), "")
     what = f" for {category}" if category else ""
-    plural = "option" if shown == 1 else "options"
-    return f"Here are {shown} {plural}{what}, best match first."
+    if shown == 1:
+        return f"Here is my best match so far{what}."
+    return f"Here are {shown} options{what}, best match first."
 
 
 def _join(options: list[str]) -> str:

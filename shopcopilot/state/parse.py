@@ -194,21 +194,26 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     seeking = _SEEKING.match(piece)
     body = piece[seeking.end():] if seeking else _strip_leadin(piece)
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
-    # Words that are attribute values ("wool", "navy") do not name an item.
-    words = lexicon.category_tokens(_without_mentions(body, lexicon))
-    if not words:
+    # Colours and materials ("wool", "navy") do not name an item, even where a category says them.
+    if not lexicon.category_tokens(_without_mentions(body, lexicon)):
         return ""
+    words = lexicon.category_tokens(body)
     opening = first_turn and not obs.category_text
-    if seeking or opening or last_question == "category":
-        return body
-    if obs.override and _mostly_category(body, words):
-        return body
+    if seeking or opening or last_question == "category" or (obs.override and _mostly_category(body, words)):
+        return _item_span(body, words)
     return ""
+
+
+def _item_span(body: str, words: dict[str, float]) -> str:
+    """The words that name the item: first to last category word ("women's raincoat",
+    not "a women's raincoat under 60 dollars")."""
+    spans = [m.span() for m in re.finditer(r"[A-Za-z0-9][\w'&-]*", body) if stem(tokens(m.group())[0]) in words]
+    return body[spans[0][0]: spans[-1][1]] if spans else body
 
 
 def _without_mentions(text: str, lexicon: Lexicon) -> str:
     for mention in sorted(lexicon.mentions(text), key=lambda m: -m.start):
-        if mention.facet != "department":
+        if mention.facet in ("color", "material"):
             text = text[: mention.start] + " " + text[mention.end:]
     return text
 
