@@ -43,6 +43,21 @@ VARIANTS = {
 }
 
 
+def _assigned(spec: str):
+    """'ranking.category=5,dialogue.asking_width=1' -> a settings transform."""
+    changes = []
+    for assignment in spec.split(","):
+        path, value = assignment.split("=")
+        section, name = path.strip().split(".")
+        changes.append((section, name, float(value) if "." in value else int(value)))
+
+    def make(base: AgentSettings) -> AgentSettings:
+        for section, name, value in changes:
+            base = _with(section, **{name: value})(base)
+        return base
+    return make
+
+
 def width_variants() -> dict:
     out = {}
     for first, asking, turns in ((10, 10, 1), (3, 10, 1), (1, 10, 1), (1, 3, 2), (1, 1, 2), (1, 1, 3), (1, 1, 4),
@@ -71,12 +86,18 @@ def main() -> None:
     parser.add_argument("--protocol", default="official", choices=["official", "natural"])
     parser.add_argument("--variants", default="all", help="all | widths | comma-separated names")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--try", dest="tries", action="append", default=[],
+                        help="a variant given as assignments, e.g. 'ranking.category=5,dialogue.asking_width=1'")
+    parser.add_argument("--limit", type=int, help="only the first N sessions")
     parser.add_argument("-o", "--out", type=Path)
     args = parser.parse_args()
-    sessions = load_sessions(args.sessions)
+    sessions = load_sessions(args.sessions)[: args.limit]
     data = load_bench_data(args.catalog, sessions)
     base = Agent(args.catalog)
-    table = {"all": VARIANTS, "widths": width_variants()}.get(args.variants)
+    if args.tries:
+        table = {"default": VARIANTS["default"], **{spec: _assigned(spec) for spec in args.tries}}
+    else:
+        table = {"all": VARIANTS, "widths": width_variants()}.get(args.variants)
     if table is None:
         table = {name: {**VARIANTS, **width_variants()}[name] for name in args.variants.split(",")}
     settings = RunSettings(protocol=args.protocol, seed=args.seed, turn_timeout=None)

@@ -39,6 +39,9 @@ class DialogueSettings:
     first_turn_width: int = 3
     asking_width: int = 10
     narrow_turns: int = 1  # turns (from the first) that use the narrow widths while asking
+    # ...and later turns too while each answer brings at least this many new requirements:
+    # a shopper giving rich answers is worth hearing out before spreading a wide net.
+    rich_answer: int = 99
     width: int = 10
     ask: bool = True
 
@@ -61,7 +64,7 @@ def decide(
     scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
     best = scores[0] if scores and scores[0][1] >= settings.min_gain else None
     attribute = best[0] if best else None
-    width = _width(turn, attribute, top_k, settings)
+    width = _width(turn, attribute, top_k, settings, _new_requirements(state, turn))
     options = _options(attribute, pool) if attribute else []
     message = compose_message(state, attribute, options, min(width, len(ranked)))
     return Decision(
@@ -70,10 +73,17 @@ def decide(
     )
 
 
-def _width(turn: int, attribute: str | None, top_k: int, settings: DialogueSettings) -> int:
-    if attribute is None or turn > settings.narrow_turns:
+def _width(turn: int, attribute: str | None, top_k: int, settings: DialogueSettings, news: int) -> int:
+    narrow = turn <= settings.narrow_turns or news >= settings.rich_answer
+    if attribute is None or not narrow:
         return min(top_k, settings.width)
     return max(1, min(top_k, settings.first_turn_width if turn <= 1 else settings.asking_width))
+
+
+def _new_requirements(state: ShoppingState, turn: int) -> int:
+    """How many requirements this turn's message added (values, budget, fragments)."""
+    values = sum(1 for c in state.constraints if c.source_turn == turn and c.attribute != "category")
+    return values + sum(1 for f in state.fragments if f.source_turn == turn)
 
 
 def _question_scores(state: ShoppingState, pool: list[ProductView], settings: DialogueSettings) -> list[tuple[str, float]]:
