@@ -183,3 +183,14 @@ def test_category_text_is_the_item_not_the_whole_clause(lexicon):
 def test_typos_in_values_are_tolerated(lexicon):
     state, _ = run(lexicon, "I need a dress", "somethng in nayv, ideally leathr")
     assert ("color", "blue") in values(state) and ("material", "leather") in values(state)
+
+
+def test_override_with_a_word_from_a_category_name_is_not_a_category_switch():
+    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Coats", "Leather & Faux Leather"): 5,
+                       ("Clothing, Shoes & Jewelry", "Women", "Coats", "Anoraks"): 5,
+                       ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 5})
+    state, _ = run(lexicon, "I'm looking for Coats Anoraks.", "Drawstring closure",
+                   "Actually, ignore my earlier preference. What I need is: Faux Fur.")
+    assert "anoraks" in state.active("category")[0].value
+    state, _ = run(lexicon, "I'm looking for Coats Anoraks.", "i mean belts")
+    assert "belts" in state.active("category")[0].value

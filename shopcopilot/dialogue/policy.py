@@ -20,8 +20,8 @@ from .wording import compose_message
 ASKABLE = ("other", "category", "style", "color", "material", "size", "use_case", "budget", "brand", "feature")
 # How likely a shopper is to have an answer: most know who it is for, few know a brand.
 ANSWERABLE = {
-    "category": 1.0, "style": 0.8, "color": 0.8, "size": 0.7, "budget": 0.7, "material": 0.6,
-    "use_case": 0.6, "feature": 0.4, "brand": 0.25,
+    "category": 1.0, "material": 0.8, "color": 0.8, "style": 0.7, "budget": 0.7, "size": 0.6,
+    "use_case": 0.6, "feature": 0.6, "brand": 0.3,
 }
 # One answer resolves at most a few bits, however many values there are.
 MAX_BITS = 2.5
@@ -36,12 +36,12 @@ class DialogueSettings:
     min_gain: float = 0.15
     # How many products to show: few while a question is still narrowing the search
     # (an early low-rank hit is worth less than a later top hit), all once it is not.
-    first_turn_width: int = 3
-    asking_width: int = 10
+    first_turn_width: int = 1
+    asking_width: int = 1
     narrow_turns: int = 1  # turns (from the first) that use the narrow widths while asking
     # ...and later turns too while each answer brings at least this many new requirements:
     # a shopper giving rich answers is worth hearing out before spreading a wide net.
-    rich_answer: int = 99
+    rich_answer: int = 2
     width: int = 10
     ask: bool = True
 
@@ -64,7 +64,10 @@ def decide(
     scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
     best = scores[0] if scores and scores[0][1] >= settings.min_gain else None
     attribute = best[0] if best else None
-    width = _width(turn, attribute, top_k, settings, _new_requirements(state, turn))
+    # Right after a change of mind the shopper has just told us what they want: show a full set.
+    fresh_epoch = state.epoch > 0 and not state.shown_this_epoch()
+    news = 0 if fresh_epoch else _new_requirements(state, turn)
+    width = min(top_k, settings.width) if fresh_epoch else _width(turn, attribute, top_k, settings, news)
     options = _options(attribute, pool) if attribute else []
     message = compose_message(state, attribute, options, min(width, len(ranked)))
     return Decision(

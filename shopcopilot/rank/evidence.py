@@ -58,6 +58,14 @@ def fragment_match(probe: FragmentProbe, view: ProductView) -> tuple[float, bool
     return covered / total, False
 
 
+def prominence(probe: FragmentProbe, view: ProductView) -> float:
+    """1.0 when the requirement is the product's first feature line, less further down, 0 if absent."""
+    for position, key in enumerate(view.lead_keys):
+        if probe.key in key:
+            return 1.0 - position / len(view.lead_keys)
+    return 0.0
+
+
 def category_match(constraint: Constraint, view: ProductView) -> float:
     words: dict[str, float] = constraint.data.get("words", {})
     total = sum(words.values())

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from ..state.model import Constraint, ShoppingState
 from .evidence import (
-    FragmentProbe, budget_match, category_match, fragment_match, prepare_fragments, rejected_match, value_match,
+    FragmentProbe, budget_match, category_match, fragment_match, prepare_fragments, prominence, rejected_match,
+    value_match,
 )
 from .view import ProductView
 
@@ -20,10 +21,11 @@ LEVEL_WEIGHT = {"hard": 1.0, "goal": 0.8, "soft": 0.6}
 
 @dataclass(frozen=True, slots=True)
 class RankWeights:
-    category: float = 3.0
+    category: float = 6.0
     fragment_exact: float = 2.0
     fragment_partial: float = 1.2
-    value: float = 1.2
+    prominence: float = 0.3
+    value: float = 0.8
     budget: float = 1.5
     rejected: float = 2.5
     lexical: float = 0.6
@@ -92,7 +94,7 @@ def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWe
         coverage, exact = fragment_match(probe, view)
         strength = LEVEL_WEIGHT.get(probe.level, 0.6)
         if exact:
-            fragments += w.fragment_exact * strength
+            fragments += w.fragment_exact * strength + w.prominence * prominence(probe, view)
             evidence.append(f'"{_short(probe.text)}"')
         else:
             fragments += w.fragment_partial * strength * coverage

@@ -21,6 +21,7 @@ class ProductView:
     phrase_text: str  # " tok tok | tok ... ": a fragment matches if its token string is a substring
     popularity: float  # log-scaled rating count, 0..~1
     material_names: tuple[str, ...]
+    lead_keys: tuple[str, ...]  # the first feature lines as token strings: what the product leads with
 
     @property
     def price(self) -> float | None:
@@ -43,7 +44,12 @@ def build_view(product: Product, attributes: Attributes) -> ProductView:
         phrase_text=f" {phrase_text} ",
         popularity=math.log1p(product.rating_number or 0) / math.log1p(100_000),
         material_names=attributes.material_names,
+        lead_keys=tuple(f" {' '.join(t)} " for t in token_lists[1:1 + LEAD_FEATURES]),
     )
+
+
+# Sellers put a product's main selling points first; a requirement met there is met prominently.
+LEAD_FEATURES = 4
 
 
 class ViewCache:

@@ -47,6 +47,7 @@ class Lexicon:
     def __init__(self, category_paths: Mapping[tuple[str, ...], int], brands: Iterable[str] = (),
                  catalog_words: Iterable[str] = ()) -> None:
         self.category_idf = _category_idf(category_paths)
+        self._nodes = _node_index(category_paths)
         self.money_like_categories = tuple(
             sorted({part for path in category_paths for part in path if "$" in part}, key=len, reverse=True)
         )
@@ -88,6 +89,12 @@ class Lexicon:
     def category_weight(self, text: str) -> float:
         return sum(self.category_tokens(text).values())
 
+    def names_category_node(self, text: str) -> bool:
+        """Does `text` contain the full name of some category node ("Belts", "Wrist Watches"),
+        not just a word that occurs in one ("faux" of "Leather & Faux Leather")?"""
+        words = {stem(t) for t in tokens(text)}
+        return any(node <= words for word in words for node in self._nodes.get(word, ()))
+
 
 def path_stems(categories: Iterable[str]) -> set[str]:
     """Plural-folded words of a product's category path, without the catalog root."""
@@ -97,6 +104,24 @@ def path_stems(categories: Iterable[str]) -> set[str]:
             continue
         out.update(stem(t) for t in tokens(part))
     return out
+
+
+DEPARTMENT_NODES = frozenset({"women", "men", "girl", "boy", "baby", "kid", "unisex"})
+
+
+def _node_index(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, list[frozenset[str]]]:
+    """word -> the category nodes (one path part each, as word sets) that contain it."""
+    nodes: set[frozenset[str]] = set()
+    for path in category_paths:
+        for part in path:
+            words = frozenset(stem(t) for t in tokens(part) if t not in STOPWORDS)
+            if part.strip().lower() != ROOT_CATEGORY and words and not words <= DEPARTMENT_NODES:
+                nodes.add(words)
+    index: dict[str, list[frozenset[str]]] = {}
+    for node in nodes:
+        for word in node:
+            index.setdefault(word, []).append(node)
+    return index
 
 
 def _category_idf(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, float]:

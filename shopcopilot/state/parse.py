@@ -199,7 +199,11 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
         return ""
     words = lexicon.category_tokens(body)
     opening = first_turn and not obs.category_text
-    if seeking or opening or last_question == "category" or (obs.override and _mostly_category(body, words)):
+    if seeking or opening:
+        return _item_span(body, words)
+    # A reply or a correction names a new item only with a whole category name in it.
+    answer = last_question == "category" or (obs.override and _mostly_category(body, words))
+    if answer and lexicon.names_category_node(body):
         return _item_span(body, words)
     return ""
 
