@@ -100,6 +100,36 @@ def _build_into(
     started = time.perf_counter()
     report = LoadReport(str(catalog_path))
     workers = derive_workers(catalog_path)
+    products = _write_products(work, catalog_path, report, workers, progress)
+    if products == 0:
+        raise CatalogError(f"{catalog_path}: no valid products (the file is empty or every line is invalid)")
+    _log_problems(report)
+    written = time.perf_counter()
+    manifest = {
+        "fingerprint": fingerprint,
+        "fingerprint_parts": fingerprint_parts,
+        "catalog": {
+            "path": str(catalog_path.resolve()),
+            "lines": report.lines,
+            "invalid_lines": len(report.invalid),
+            "duplicate_ids": len(report.duplicates),
+        },
+        "products": products,
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "build_id": uuid.uuid4().hex,  # tells two builds apart, even within one second
+        "derive_workers": workers,
+        "files": snapshot(work, [STORE_FILE, TANTIVY_DIR]),
+    }
+    manifest["timings_s"] = {
+        "write_products": round(written - started, 3),
+        "checksums": round(time.perf_counter() - written, 3),
+    }
+    write_json_atomic(work / MANIFEST_FILE, manifest)
+    return manifest
+
+
+def _write_products(work: Path, catalog_path: Path, report: LoadReport, workers: int, progress: bool) -> int:
+    """Stream the catalog into the store and tantivy; returns how many products were written."""
     # The pool forks before tantivy and the progress bar start threads: forking a threaded process is unsafe.
     with derive_pool(workers) as pool:
         store = StoreWriter(work / STORE_FILE)
@@ -118,34 +148,8 @@ def _build_into(
             raise
         finally:
             store.close()
-    streamed = time.perf_counter()
     tantivy_writer.close()
-    if store.rows == 0:
-        raise CatalogError(f"{catalog_path}: no valid products (the file is empty or every line is invalid)")
-    _log_problems(report)
-    committed = time.perf_counter()
-    manifest = {
-        "fingerprint": fingerprint,
-        "fingerprint_parts": fingerprint_parts,
-        "catalog": {
-            "path": str(catalog_path.resolve()),
-            "lines": report.lines,
-            "invalid_lines": len(report.invalid),
-            "duplicate_ids": len(report.duplicates),
-        },
-        "products": store.rows,
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "build_id": uuid.uuid4().hex,  # tells two builds apart, even within one second
-        "files": snapshot(work, [STORE_FILE, TANTIVY_DIR]),
-    }
-    manifest["derive_workers"] = workers
-    manifest["timings_s"] = {
-        "read_derive_write": round(streamed - started, 3),
-        "tantivy_commit": round(committed - streamed, 3),
-        "checksums": round(time.perf_counter() - committed, 3),
-    }
-    write_json_atomic(work / MANIFEST_FILE, manifest)
-    return manifest
+    return store.rows
 
 
 def derive_workers(catalog_path: Path) -> int:

@@ -245,6 +245,9 @@ class CatalogIndex:
         write_json_atomic(self.path / FTS5_MANIFEST_FILE, manifest)
 
     def close(self) -> None:
+        fts5 = self._backends.get("fts5")
+        if isinstance(fts5, Fts5Backend):
+            fts5.close()
         self.store.close()
 
 

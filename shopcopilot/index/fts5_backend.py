@@ -12,6 +12,7 @@ column would change every score. Per-clause boosts have no FTS5 equivalent.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,7 @@ class Fts5Backend:
         self.path = folder / FTS5_FILE
         self._store = store
         self._db = read_only_connection(self.path)
+        self._lock = threading.Lock()  # one connection shared by threads
         store_uri = f"{(folder / STORE_FILE).as_uri()}?mode=ro&immutable=1"
         with sqlite_errors_as_corruption(self.path):
             # Filters read price and department from the store's columns.
@@ -82,7 +84,7 @@ class Fts5Backend:
         where, params = _where(plan, filters)
         sql = f"SELECT fts.rowid, {rank} AS s FROM fts {where} ORDER BY s, fts.rowid LIMIT ? OFFSET ?"
         all_params = [weights[name] for name in FTS5_FIELDS] + params + [limit, offset]
-        with sqlite_errors_as_corruption(self.path):
+        with self._lock, sqlite_errors_as_corruption(self.path):
             rows = self._db.execute(sql, all_params).fetchall()
         asins = self._store.asins_for_rows([row for row, _ in rows])
         # bm25() is "lower is better"; flip it so every back end reports higher = better.
@@ -93,7 +95,7 @@ class Fts5Backend:
         if plan is None:
             return 0
         where, params = _where(plan, filters)
-        with sqlite_errors_as_corruption(self.path):
+        with self._lock, sqlite_errors_as_corruption(self.path):
             return self._db.execute(f"SELECT count(*) FROM fts {where}", params).fetchone()[0]
 
     def close(self) -> None:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..state.model import Constraint, Fragment
 from ..state.text import STOPWORDS, stem, tokens
-from .view import ProductView
+from .view import ProductView, word_forms
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class FragmentProbe:
     key: str
     weights: dict[str, float]
     level: str
+    forms: tuple[tuple[frozenset[str], float], ...]  # each word's plural forms with its weight
 
     @property
     def informativeness(self) -> float:
@@ -41,12 +42,16 @@ def prepare_fragments(fragments: Iterable[Fragment], views: Iterable[ProductView
         words = {stem(t) for t in tokens(fragment.text) if t not in STOPWORDS}
         if not words:
             continue
-        df = {w: sum(1 for v in views if w in v.stems) for w in words}
         n = max(len(views), 1)
-        weights = {w: math.log(1 + n / (1 + df[w])) for w in words}
+        weights = {w: math.log(1 + n / (1 + _document_frequency(word_forms(w), views))) for w in words}
         key = " " + " ".join(tokens(fragment.text)) + " "
-        probes.append(FragmentProbe(fragment.text, key, weights, fragment.level))
+        forms = tuple((word_forms(w), weight) for w, weight in weights.items())
+        probes.append(FragmentProbe(fragment.text, key, weights, fragment.level, forms))
     return probes
+
+
+def _document_frequency(forms: frozenset[str], views: list[ProductView]) -> int:
+    return sum([not view.words.isdisjoint(forms) for view in views])
 
 
 def fragment_match(probe: FragmentProbe, view: ProductView) -> tuple[float, bool]:
@@ -54,7 +59,8 @@ def fragment_match(probe: FragmentProbe, view: ProductView) -> tuple[float, bool
     if probe.key in view.phrase_text:
         return 1.0, True
     total = probe.informativeness or 1.0
-    covered = sum(w for word, w in probe.weights.items() if word in view.stems)
+    words = view.words
+    covered = sum(weight for forms, weight in probe.forms if not words.isdisjoint(forms))
     return covered / total, False
 
 
@@ -66,14 +72,30 @@ def prominence(probe: FragmentProbe, view: ProductView) -> float:
     return 0.0
 
 
-def category_match(constraint: Constraint, view: ProductView) -> float:
+@dataclass(frozen=True, slots=True)
+class CategoryProbe:
+    """A category constraint prepared once per turn."""
+
+    words: tuple[tuple[str, float], ...]
+    total: float
+
+
+def prepare_category(constraint: Constraint) -> CategoryProbe:
     words: dict[str, float] = constraint.data.get("words", {})
-    total = sum(words.values())
-    if not total:
+    return CategoryProbe(tuple(words.items()), sum(words.values()))
+
+
+def category_match(probe: CategoryProbe, view: ProductView) -> float:
+    """Share of the category words in the product's category path (in its text, a little)."""
+    if not probe.total:
         return 0.0
-    in_path = sum(w for word, w in words.items() if word in view.category_stems)
-    in_text = sum(w for word, w in words.items() if word in view.stems and word not in view.category_stems)
-    return (in_path + 0.3 * in_text) / total
+    score = 0.0
+    for word, weight in probe.words:
+        if word in view.category_stems:
+            score += weight
+        elif view.has(word):
+            score += 0.3 * weight
+    return score / probe.total
 
 
 def value_match(constraint: Constraint, view: ProductView) -> float:
@@ -117,7 +139,7 @@ def _words_present(value: str, view: ProductView) -> float:
     words = [stem(t) for t in tokens(value) if t not in STOPWORDS]
     if not words:
         return 0.0
-    return sum(1 for w in words if w in view.stems) / len(words)
+    return sum(1 for w in words if view.has(w)) / len(words)
 
 
 def budget_match(constraint: Constraint, view: ProductView) -> float:
@@ -149,4 +171,4 @@ def rejected_match(facet: str, value: str, view: ProductView) -> bool:
         return attrs.closure == value
     if facet == "brand":
         return value.lower() in ((attrs.brand or "").lower(), view.product.store.lower())
-    return stem(value) in view.stems
+    return view.has(stem(value))

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from ..state.model import Constraint, ShoppingState
 from .evidence import (
-    FragmentProbe, budget_match, category_match, fragment_match, prepare_fragments, prominence, rejected_match,
-    value_match,
+    CategoryProbe, FragmentProbe, budget_match, category_match, fragment_match, prepare_category, prepare_fragments,
+    prominence, rejected_match, value_match,
 )
 from .view import ProductView
 
@@ -46,7 +46,7 @@ class Scored:
 class Requirements:
     """The active state, read once per turn."""
 
-    categories: tuple[Constraint, ...]
+    categories: tuple[CategoryProbe, ...]
     values: tuple[Constraint, ...]
     budgets: tuple[Constraint, ...]
     rejections: tuple[tuple[str, str], ...]
@@ -57,7 +57,7 @@ class Requirements:
 def requirements(state: ShoppingState, views: list[ProductView]) -> Requirements:
     active = state.active()
     return Requirements(
-        categories=tuple(c for c in active if c.attribute == "category"),
+        categories=tuple(prepare_category(c) for c in active if c.attribute == "category"),
         values=tuple(c for c in active if c.attribute not in ("category", "budget")),
         budgets=tuple(c for c in active if c.attribute == "budget"),
         rejections=tuple(dict.fromkeys((r.attribute, r.value) for r in state.rejected)),
@@ -71,56 +71,61 @@ def rerank(
     views: dict[str, ProductView],
     lexical: dict[str, float],
     weights: RankWeights = RankWeights(),
+    explain_top: int = 40,
 ) -> list[Scored]:
+    """All candidates scored and sorted; the first `explain_top` carry their evidence and parts."""
     needs = requirements(state, list(views.values()))
     top_lexical = max(lexical.values(), default=0.0) or 1.0
-    scored = [score_view(needs, view, lexical.get(asin, 0.0) / top_lexical, weights) for asin, view in views.items()]
+    scored = [score_view(needs, view, lexical.get(asin, 0.0) / top_lexical, weights, explain=False)
+              for asin, view in views.items()]
     scored.sort(key=lambda s: (-s.score, s.parent_asin))
+    for index, item in enumerate(scored[:explain_top]):
+        scored[index] = score_view(needs, views[item.parent_asin], lexical.get(item.parent_asin, 0.0) / top_lexical,
+                                   weights, explain=True)
     return scored
 
 
-def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWeights) -> Scored:
-    parts: dict[str, float] = {}
+def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWeights, explain: bool = True) -> Scored:
+    """The evidence score of one product; with `explain`, also its parts and what it matched."""
     evidence: list[str] = []
     category = 0.0
-    for constraint in needs.categories:
-        match = category_match(constraint, view)
+    for probe in needs.categories:
+        match = category_match(probe, view)
         category += w.category * match
-        if match >= 0.99:
+        if explain and match >= 0.99:
             evidence.append(f"in {view.attributes.leaf or 'the category'}")
-    parts["category"] = category
     fragments = 0.0
     for probe in needs.probes:
         coverage, exact = fragment_match(probe, view)
         strength = LEVEL_WEIGHT.get(probe.level, 0.6)
         if exact:
             fragments += w.fragment_exact * strength + w.prominence * prominence(probe, view)
-            evidence.append(f'"{_short(probe.text)}"')
+            if explain:
+                evidence.append(f'"{_short(probe.text)}"')
         else:
             fragments += w.fragment_partial * strength * coverage
-    parts["fragments"] = fragments
     values = 0.0
     for constraint in needs.values:
         match = value_match(constraint, view)
         values += w.value * LEVEL_WEIGHT.get(constraint.level, 0.6) * match
-        if match > 0.5:
+        if explain and match > 0.5:
             evidence.append(constraint.value)
-    parts["values"] = values
     budget = 0.0
     for constraint in needs.budgets:
         match = budget_match(constraint, view)
         budget += w.budget * match
-        if match > 0.5 and view.price is not None:
+        if explain and match > 0.5 and view.price is not None:
             evidence.append(f"${view.price:g} fits {constraint.value}")
-    parts["budget"] = budget
-    parts["rejected"] = -w.rejected * sum(1 for facet, value in needs.rejections if rejected_match(facet, value, view))
-    parts["lexical"] = w.lexical * lexical
-    parts["popularity"] = w.popularity * view.popularity
+    rejected = -w.rejected * sum(1 for facet, value in needs.rejections if rejected_match(facet, value, view))
     rating = view.product.average_rating
-    parts["rating"] = w.rating * ((rating or 3.5) - 3.5) / 1.5
-    parts["profile"] = w.profile * (rating - 4.0) if (needs.critical_rater and rating is not None) else 0.0
-    parts = {k: v for k, v in parts.items() if v}
-    return Scored(view.parent_asin, sum(parts.values()), parts, evidence)
+    tie_breaks = (w.lexical * lexical, w.popularity * view.popularity, w.rating * ((rating or 3.5) - 3.5) / 1.5,
+                  w.profile * (rating - 4.0) if (needs.critical_rater and rating is not None) else 0.0)
+    total = category + fragments + values + budget + rejected + sum(tie_breaks)
+    if not explain:
+        return Scored(view.parent_asin, total)
+    parts = dict(zip(("category", "fragments", "values", "budget", "rejected", "lexical", "popularity", "rating",
+                      "profile"), (category, fragments, values, budget, rejected, *tie_breaks)))
+    return Scored(view.parent_asin, total, {k: v for k, v in parts.items() if v}, evidence)
 
 
 def _short(text: str, limit: int = 48) -> str:

@@ -24,8 +24,7 @@ class RetrievalSettings:
 
 @dataclass(slots=True)
 class Candidates:
-    scores: dict[str, float] = field(default_factory=dict)  # parent_asin -> best lexical score
-    phrase_hits: dict[str, int] = field(default_factory=dict)  # parent_asin -> phrase queries matched
+    scores: dict[str, float] = field(default_factory=dict)  # parent_asin -> lexical score (0: phrase hit only)
     query_text: str = ""
     window: int = 0
 
@@ -75,13 +74,11 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     filters = budget_filters(state)
     for hit in index.search(query, limit=window, filters=filters):
         out.scores[hit.parent_asin] = hit.score
-    for fragment in state.active_fragments():
-        if len(tokens(fragment.text)) < 2:
-            continue
-        phrase_query = Query((phrase(fragment.text, fields=PHRASE_FIELDS),))
-        for hit in index.search(phrase_query, limit=settings.phrase_window, filters=filters):
+    # Products quoting the shopper's requirements word for word, in one query.
+    phrases = tuple(phrase(f.text, fields=PHRASE_FIELDS) for f in state.active_fragments() if len(tokens(f.text)) >= 2)
+    if phrases and settings.phrase_window:
+        for hit in index.search(Query(phrases), limit=settings.phrase_window * len(phrases), filters=filters):
             out.scores.setdefault(hit.parent_asin, 0.0)
-            out.phrase_hits[hit.parent_asin] = out.phrase_hits.get(hit.parent_asin, 0) + 1
     return out
 
 

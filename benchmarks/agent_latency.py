@@ -1,0 +1,64 @@
+"""respond() latency of the copilot: wall and CPU time per turn, and the whole-run time.
+
+    python benchmarks/agent_latency.py --catalog PADDED.jsonl.gz --sessions public_set.jsonl [--protocol official]
+
+Reports agent construction time (index already built), then per-turn respond() wall
+and CPU (process) time percentiles over every turn of every session, and the total
+time of the run. CPU time is the steadier number on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from shopcopilot.agent import Agent
+from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
+from shopcopilot.bench.sessions_io import load_sessions
+
+
+class Timed:
+    """Wraps an agent and records wall and CPU time of every respond()."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent, self.wall, self.cpu = agent, [], []
+
+    def reset(self, session_id, profile):
+        self.agent.reset(session_id, profile)
+
+    def respond(self, session_id, message, turn, top_k):
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = self.agent.respond(session_id, message, turn, top_k)
+        self.cpu.append((time.process_time() - cpu) * 1000)
+        self.wall.append((time.perf_counter() - wall) * 1000)
+        return response
+
+
+def percentiles(values: list[float]) -> str:
+    ordered = sorted(values)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    return f"p50 {pick(0.5):.1f} ms, p95 {pick(0.95):.1f} ms, p99 {pick(0.99):.1f} ms, max {ordered[-1]:.1f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--catalog", required=True)
+    parser.add_argument("--sessions", required=True)
+    parser.add_argument("--protocol", default="official", choices=["official", "natural"])
+    args = parser.parse_args()
+    sessions = load_sessions(args.sessions)
+    data = load_bench_data(args.catalog, sessions)
+    started = time.perf_counter()
+    agent = Timed(Agent(args.catalog))
+    built = time.perf_counter() - started
+    settings = RunSettings(protocol=args.protocol, turn_timeout=None)
+    for session in sessions:
+        run_session(agent, session, data, settings)
+    total = time.perf_counter() - started
+    print(f"agent construction: {built:.2f} s; whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s")
+    print(f"respond() wall: {percentiles(agent.wall)}")
+    print(f"respond() CPU:  {percentiles(agent.cpu)}")
+
+
+if __name__ == "__main__":
+    main()
