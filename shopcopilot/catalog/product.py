@@ -62,7 +62,7 @@ def product_from_record(record: Any) -> Product:
         parent_asin=asin,
         title=title,
         features=_text_list(record.get("features")),
-        description=tuple(_strip_html(t) for t in _text_list(record.get("description")) if _strip_html(t)),
+        description=tuple(t for t in map(_strip_html, _text_list(record.get("description"))) if t),
         price=_number(record.get("price")),
         categories=_text_list(record.get("categories")),
         details=_details(record.get("details")),

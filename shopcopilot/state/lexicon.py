@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from rapidfuzz import fuzz, process
+
 from ..catalog.vocabulary import find_mentions
 from .spelling import SpellFixer
 from .text import STOPWORDS, stem, tokens
@@ -52,6 +54,8 @@ class Lexicon:
             sorted({part for path in category_paths for part in path if "$" in part}, key=len, reverse=True)
         )
         self._brands = _brand_table(brands)
+        self._brand_keys = sorted(self._brands)
+        self._longest_brand = max((len(k.split()) for k in self._brands), default=0)
         self._spelling = SpellFixer(_known_words(self.category_idf, category_paths, self._brands), catalog_words)
 
     def fix_spelling(self, text: str) -> str:
@@ -64,17 +68,30 @@ class Lexicon:
         return found
 
     def _brand_mentions(self, text: str) -> list[Mention]:
-        lowered = text.lower()
-        hits = []
-        for match in re.finditer(r"[a-z0-9][a-z0-9&'.-]*(?: [a-z0-9&'.-]+){0,3}", lowered):
-            words = match.group().split()
-            for width in range(len(words), 0, -1):
-                name = " ".join(words[:width])
+        """Store names said in full, longest first at each word ("funny saying novelty gift ideas")."""
+        spans = [m.span() for m in re.finditer(r"[a-z0-9][a-z0-9&'.-]*", text.lower())]
+        hits, index = [], 0
+        while index < len(spans):
+            for width in range(min(self._longest_brand, len(spans) - index), 0, -1):
+                start, end = spans[index][0], spans[index + width - 1][1]
+                name = " ".join(text[a:b].lower() for a, b in spans[index:index + width])
                 if name in self._brands:
-                    end = match.start() + len(name)
-                    hits.append(Mention("brand", self._brands[name], match.start(), end, text[match.start():end]))
+                    hits.append(Mention("brand", self._brands[name], start, end, text[start:end]))
+                    index += width - 1
                     break
+            index += 1
         return hits
+
+    def guess_brand(self, text: str) -> Mention | None:
+        """A brand named loosely or misspelled ("suacony", "cs celersport"), for a reply about brands."""
+        words = [t for t in tokens(text) if t not in STOPWORDS and t not in KNOWN_EXTRA_SET]
+        if not words or not self._brand_keys:
+            return None
+        query = " ".join(words)
+        best = process.extractOne(query, self._brand_keys, scorer=fuzz.WRatio, score_cutoff=88)
+        if best is None:
+            return None
+        return Mention("brand", self._brands[best[0]], 0, len(text), text)
 
     # -- categories -------------------------------------------------------
     def category_tokens(self, text: str) -> dict[str, float]:
@@ -168,6 +185,15 @@ KNOWN_EXTRA = (
 ).split()
 
 
+def _ambiguous_word(name: str, category_words: set[str]) -> bool:
+    """A one-word store name that is also an everyday or catalog word ("Fashion", "Navy")."""
+    word = name.lower().strip()
+    return stem(word) in category_words or word in KNOWN_EXTRA_SET or bool(find_mentions(name))
+
+
+KNOWN_EXTRA_SET = frozenset(KNOWN_EXTRA)
+
+
 def _brand_table(brands: Iterable[str]) -> dict[str, str]:
     """Normalised brand name -> display name; short or common-word names are too ambiguous."""
     table: dict[str, str] = {}
@@ -188,7 +214,7 @@ def lexicon_from_store(store, cache_folder: Path | None = None) -> Lexicon:
             _write_cached(cached, data)
     paths = {tuple(path): count for path, count in data["paths"]}
     category_words = set(_category_idf(paths))
-    usable = [b for b in data["brands"] if not (set(tokens(b)) & category_words) and not find_mentions(b)]
+    usable = [b for b in data["brands"] if len(tokens(b)) > 1 or not _ambiguous_word(b, category_words)]
     return Lexicon(paths, usable, data.get("words", ()))
 
 

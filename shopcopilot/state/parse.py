@@ -111,7 +111,7 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     obs.browsing = True if _BROWSING.search(text) else None
     obs.budget = parse_budget(text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories)
     _read_no_preference(text, last_question, obs)
-    _read_values(text, lexicon, obs)
+    _read_values(text, lexicon, obs, last_question)
     obs.negated_words = _negated_free_words(text, lexicon)
     _read_pieces(text, original, lexicon, first_turn, last_question, obs)
     return obs
@@ -128,8 +128,16 @@ def _read_no_preference(text: str, last_question: str | None, obs: Observation) 
             obs.no_preference.append(last_question)
 
 
-def _read_values(text: str, lexicon: Lexicon, obs: Observation) -> None:
-    for mention in lexicon.mentions(text):
+_BRAND_CUE = re.compile(r"\b(?:from|by|brand|made by|usually buy|i buy|i like)\b", re.I)
+
+
+def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: str | None) -> None:
+    mentions = lexicon.mentions(text)
+    if not any(m.facet == "brand" for m in mentions) and (last_question == "brand" or _BRAND_CUE.search(text)):
+        guess = lexicon.guess_brand(_BRAND_CUE.split(text)[-1])
+        if guess is not None and not _NO_PREFERENCE.search(text) and not _NOT_SURE.search(text):
+            mentions.append(guess)
+    for mention in mentions:
         before = text[max(0, mention.start - 40): mention.start]
         if _NEGATORS.search(before) and not _clause_break(before):
             obs.negated.append(mention)

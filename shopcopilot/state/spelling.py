@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
+from english_words import get_english_words_set
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
+
+from .text import stem
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
@@ -30,7 +34,7 @@ class SpellFixer:
 
     def _fix_word(self, word: str) -> str:
         lower = word.lower()
-        if len(lower) < 4 or lower in self._known or "'" in lower:
+        if len(lower) < 4 or lower in self._known or "'" in lower or is_english(lower):
             return word
         if lower not in self._cache:
             self._cache[lower] = self._closest(lower)
@@ -40,5 +44,27 @@ class SpellFixer:
     def _closest(self, word: str) -> str:
         limit = 1 if len(word) < 8 else 2
         # OSA distance: a swapped pair of letters ("slevee") is one edit, as people type.
-        best = process.extractOne(word, self._choices, scorer=OSA.distance, score_cutoff=limit)
-        return best[0] if best else ""
+        found = process.extract(word, self._choices, scorer=OSA.distance, score_cutoff=limit, limit=8)
+        if not found:
+            return ""
+        # Ties go to a word with the same first letter, then the longer one: people drop letters
+        # more often than they add them ("wmen" is "women", not "men").
+        return min(found, key=lambda f: (f[1], f[0][0] != word[0], -len(f[0])))[0]
+
+
+@lru_cache(maxsize=1)
+def _dictionary() -> frozenset[str]:
+    return frozenset(get_english_words_set(["web2", "gcide"], lower=True))
+
+
+def is_english(word: str) -> bool:
+    """A dictionary word, allowing the inflections dictionaries leave out ("pockets", "jogging")."""
+    words = _dictionary()
+    if word in words or stem(word) in words:
+        return True
+    for suffix, replacements in (("ing", ("", "e")), ("ed", ("", "e")), ("er", ("", "e")), ("s", ("",))):
+        if word.endswith(suffix):
+            root = word[: -len(suffix)]
+            if any(root + r in words for r in replacements) or (len(root) > 2 and root[-1] == root[-2] and root[:-1] in words):
+                return True
+    return False
