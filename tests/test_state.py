@@ -194,3 +194,11 @@ def test_override_with_a_word_from_a_category_name_is_not_a_category_switch():
     assert "anoraks" in state.active("category")[0].value
     state, _ = run(lexicon, "I'm looking for Coats Anoraks.", "i mean belts")
     assert "belts" in state.active("category")[0].value
+
+
+def test_negation_inside_a_requirement_list_describes_the_product(lexicon):
+    state, _ = run(lexicon, "I need a dress", "For that, what matters is: Hang to dry; No bleach")
+    assert not state.rejected
+    assert "No bleach" in [f.text for f in state.active_fragments()]
+    state, _ = run(lexicon, "I need a dress", "Hang to dry. No bleach please")
+    assert ("word", "bleach") in {(r.attribute, r.value) for r in state.rejected}

@@ -33,7 +33,7 @@ class DialogueSettings:
     pool: int = 40  # top candidates whose attribute spread decides the question
     open_question_value: float = 2.5
     open_question_decay: float = 0.5
-    min_gain: float = 0.15
+    min_gain: float = 0.0  # any question that can still teach something beats none
     # How many products to show: few while a question is still narrowing the search
     # (an early low-rank hit is worth less than a later top hit), all once it is not.
     first_turn_width: int = 1
@@ -62,7 +62,7 @@ def decide(
     pool = [views[s.parent_asin] for s in ranked[: settings.pool] if s.parent_asin in views]
     last_turn = turn >= settings.max_turns
     scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
-    best = scores[0] if scores and scores[0][1] >= settings.min_gain else None
+    best = scores[0] if scores and scores[0][1] > settings.min_gain else None
     attribute = best[0] if best else None
     # Right after a change of mind the shopper has just told us what they want: show a full set.
     fresh_epoch = state.epoch > 0 and not state.shown_this_epoch()

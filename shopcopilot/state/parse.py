@@ -137,12 +137,26 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         guess = lexicon.guess_brand(_BRAND_CUE.split(text)[-1])
         if guess is not None and not _NO_PREFERENCE.search(text) and not _NOT_SURE.search(text):
             mentions.append(guess)
+    listed_from = _requirement_list_start(text)
     for mention in mentions:
         before = text[max(0, mention.start - 40): mention.start]
         if _NEGATORS.search(before) and not _clause_break(before):
-            obs.negated.append(mention)
+            if mention.start < listed_from:
+                obs.negated.append(mention)
         else:
             obs.values.append(mention)
+
+
+def _requirement_list_start(text: str) -> int:
+    """Where a list of requirements starts ("what matters is: ..."), or len(text).
+
+    Inside such a list "no bleach" or "no closure" describes the wanted product,
+    it does not reject anything."""
+    for piece in re.finditer(r"[^.;!?\n]+", text):
+        lead = _LEADIN.match(piece.group())
+        if lead and _is_chatter(piece.group()[: lead.end() - 1]):
+            return piece.start() + lead.end()
+    return len(text)
 
 
 def _clause_break(before: str) -> bool:
@@ -154,7 +168,7 @@ def _clause_break(before: str) -> bool:
 def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
     """Things the shopper does not want that the vocabulary has no name for ("no hoods")."""
     words = []
-    for clause in re.split(r"[.;!?,]", text):
+    for clause in re.split(r"[.;!?,]", text[: _requirement_list_start(text)]):
         if _NO_PREFERENCE.search(clause) or _NOT_SURE.search(clause):
             continue
         for match in _NEGATED_WORD.finditer(clause):
@@ -179,12 +193,14 @@ def _read_pieces(text: str, original: str, lexicon: Lexicon, first_turn: bool, l
     pieces, as_written = _split_pieces(text), _split_pieces(original)
     if len(pieces) != len(as_written):
         as_written = pieces
+    listed_from, position = _requirement_list_start(text), 0
     for piece, written in zip(pieces, as_written):
+        position = text.find(piece, position)
         category = _category_statement(piece, lexicon, first_turn, last_question, obs)
         if category and not obs.category_text:
             obs.category_text = category
             continue
-        fragment = _fragment(written)
+        fragment = _fragment(written, listed=position + len(piece) > listed_from)
         if fragment:
             obs.fragments.append(fragment)
 
@@ -247,13 +263,15 @@ def _split_pieces(text: str) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
-def _fragment(piece: str) -> str:
-    """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues."""
+def _fragment(piece: str, listed: bool = False) -> str:
+    """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues.
+    Outside a requirement list, what follows a negator is a rejection, not a requirement."""
     piece = _strip_leadin(piece).strip(" \t-,.")
     for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN):
         if pattern.search(piece):
             return ""
-    piece = _NEGATED_TAIL.sub("", piece).strip(" \t-,.")
+    if not listed:
+        piece = _NEGATED_TAIL.sub("", piece).strip(" \t-,.")
     content = [t for t in tokens(piece) if t not in _CHATTER and len(t) > 1]
     return piece if content else ""
 
