@@ -38,6 +38,8 @@ VARIANTS = {
     "no popularity tie-break": _with("ranking", popularity=0.0, rating=0.0),
     "no questions": _with("dialogue", ask=False),
     "no open question": _with("dialogue", open_question_value=0.0),
+    "no narrow width (always 10)": _with("dialogue", first_turn_width=10, asking_width=10),
+    "no prominence": _with("ranking", prominence=0.0),
     "no window deepening": _with("retrieval", window_growth=0),
     "no phrase retrieval": _with("retrieval", phrase_window=0),
 }

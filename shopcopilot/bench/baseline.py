@@ -10,18 +10,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..index import open_index
+from ..index import STARTER_WEIGHTS, open_index
 from ..paths import resolve_catalog
 
 MAX_QUERY_TOKENS = 40
-FIELD_WEIGHTS = {
-    "title": 6.0,
-    "categories": 4.0,
-    "features": 2.5,
-    "details": 2.5,
-    "store": 1.5,
-    "description": 1.0,
-}
 STOPWORDS = frozenset(
     "a an and are as at be but by for from i in is it me my of on or please some that the this "
     "to want with would you looking".split()
@@ -54,7 +46,7 @@ class BaselineAgent:
     def respond(self, session_id: str, user_message: str, turn: int, top_k: int) -> dict[str, Any]:
         tokens = query_tokens(user_message)
         hits = (
-            self._index.search(" ".join(tokens), limit=top_k, weights=FIELD_WEIGHTS, backend="fts5")
+            self._index.search(" ".join(tokens), limit=top_k, weights=STARTER_WEIGHTS, backend="fts5")
             if tokens
             else []
         )
