@@ -33,6 +33,7 @@ class DialogueSettings:
     pool: int = 40  # top candidates whose attribute spread decides the question
     open_question_value: float = 2.5
     open_question_decay: float = 0.5
+    open_question_min_items: int = 2
     min_gain: float = 0.0  # any question that can still teach something beats none
     # How many products to show: few while a question is still narrowing the search
     # (an early low-rank hit is worth less than a later top hit), all once it is not.
@@ -92,7 +93,7 @@ def _new_requirements(state: ShoppingState, turn: int) -> int:
 def _question_scores(state: ShoppingState, pool: list[ProductView], settings: DialogueSettings) -> list[tuple[str, float]]:
     scores = []
     for attribute in ASKABLE:
-        if not _may_ask(state, attribute):
+        if not _may_ask(state, attribute, settings):
             continue
         if attribute == "other":
             value = settings.open_question_value - settings.open_question_decay * state.asked("other")
@@ -103,11 +104,11 @@ def _question_scores(state: ShoppingState, pool: list[ProductView], settings: Di
     return scores
 
 
-def _may_ask(state: ShoppingState, attribute: str) -> bool:
+def _may_ask(state: ShoppingState, attribute: str, settings: DialogueSettings) -> bool:
     if attribute in state.unconstrained:
         return False
     if attribute == "other":
-        return _open_question_still_useful(state)
+        return _open_question_still_useful(state, settings.open_question_min_items)
     if state.asked(attribute):
         return False  # answered, or the shopper could not say: never ask twice
     if attribute == "category":
@@ -115,15 +116,18 @@ def _may_ask(state: ShoppingState, attribute: str) -> bool:
     return not state.active(attribute)
 
 
-def _open_question_still_useful(state: ShoppingState) -> bool:
-    """Ask 'anything else?' again only while the last such answer told us something."""
+def _open_question_still_useful(state: ShoppingState, min_items: int) -> bool:
+    """Ask 'anything else?' again only while the last such answer listed at least
+    `min_items` requirements; a shopper who answers it with one thing is better served
+    by specific questions."""
     asked_turns = [turn for turn, attribute in state.questions if attribute == "other"]
     if not asked_turns:
         return True
     answer_turn = asked_turns[-1] + 1
-    return any(c.source_turn == answer_turn for c in state.constraints) or any(
-        f.source_turn == answer_turn for f in state.fragments
-    )
+    items = sum(1 for f in state.fragments if f.source_turn == answer_turn)
+    if min_items <= 1:
+        items += sum(1 for c in state.constraints if c.source_turn == answer_turn)
+    return items >= min_items
 
 
 def _expected_information(attribute: str, pool: list[ProductView]) -> float:

@@ -93,12 +93,10 @@ class Observation:
     negated_words: list[str] = field(default_factory=list)
     budget: Budget | None = None
     no_preference: list[str] = field(default_factory=list)
-    not_sure: bool = False
     override: bool = False
     browsing: bool | None = None
     category_text: str = ""
     fragments: list[str] = field(default_factory=list)
-    rejects_shown: bool = False
 
 
 def parse_message(message: str, lexicon: Lexicon, last_question: str | None, first_turn: bool) -> Observation:
@@ -106,8 +104,6 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     original = message.strip()
     text = lexicon.fix_spelling(original)
     obs.override = bool(_OVERRIDE.search(text))
-    obs.not_sure = bool(_NOT_SURE.search(text))
-    obs.rejects_shown = bool(_REJECT_SHOWN.search(text))
     obs.browsing = True if _BROWSING.search(text) else None
     obs.budget = parse_budget(text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories)
     _read_no_preference(text, last_question, obs)
