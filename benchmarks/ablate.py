@@ -3,8 +3,8 @@
 Each variant is the default AgentSettings with one thing changed. Variants share
 one index and one product-view cache, so only the agent logic differs.
 
-    python benchmarks/ablate.py --catalog PADDED.jsonl.gz --sessions public_set.jsonl \
-        --protocol official --variants all -o docs/ablations-official.md
+    python benchmarks/ablate.py --real --protocol official --variants all   # the bench-real catalog and sessions
+    python benchmarks/ablate.py --catalog CATALOG --sessions SESSIONS --try 'ranking.category=5' 
 """
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ import dataclasses
 import time
 from pathlib import Path
 
+from rich.console import Console
+
 from shopcopilot.agent import Agent, AgentSettings
 from shopcopilot.bench.metrics import summarize
+from shopcopilot.bench.real import prepare_real_benchmark
 from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
 from shopcopilot.bench.sessions_io import load_sessions
 
@@ -83,8 +86,9 @@ def run_variant(agent: Agent, sessions, data, settings: RunSettings) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--catalog", required=True)
-    parser.add_argument("--sessions", required=True)
+    parser.add_argument("--real", action="store_true", help="the public sessions on the padded real catalog")
+    parser.add_argument("--catalog")
+    parser.add_argument("--sessions")
     parser.add_argument("--protocol", default="official", choices=["official", "natural"])
     parser.add_argument("--variants", default="all", help="all | widths | comma-separated names")
     parser.add_argument("--seed", type=int, default=0)
@@ -93,6 +97,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="only the first N sessions")
     parser.add_argument("-o", "--out", type=Path)
     args = parser.parse_args()
+    if args.real:
+        args.catalog, args.sessions = prepare_real_benchmark(Console(stderr=True))
+    if not (args.catalog and args.sessions):
+        parser.error("give --real, or both --catalog and --sessions")
     sessions = load_sessions(args.sessions)[: args.limit]
     data = load_bench_data(args.catalog, sessions)
     base = Agent(args.catalog)

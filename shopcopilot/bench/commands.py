@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 
 from ..catalog.loader import CatalogError
-from ..paths import resolve_catalog
+from ..paths import resolve_catalog, shared_data_dir
 from .customer import PROTOCOLS
 from .evaluate import EvalRequest, run_eval
 from .runner import DEFAULT_TURN_TIMEOUT, BenchError, RunSettings, resolve_agent_spec
@@ -51,7 +51,16 @@ def _generated_sessions(catalog_path: Path, spec: str, seed: int) -> list[Sessio
     kind, count = _parse_generate(spec)
     from .sessions import generate_sessions  # local: the generator is only needed with --generate
 
-    return list(generate_sessions(catalog_path, kind, count, seed, exclude_targets=frozenset()))
+    return list(generate_sessions(catalog_path, kind, count, seed, exclude_targets=_public_targets()))
+
+
+def _public_targets() -> frozenset[str]:
+    """Generated sets stay disjoint from the public sessions, so tuning on them never sees those targets."""
+    data_dir = shared_data_dir()
+    public = data_dir / "public_set.jsonl" if data_dir else None
+    if public is None or not public.is_file():
+        return frozenset()
+    return frozenset(session.target_asin for session in load_sessions(public))
 
 
 _common_options = [
