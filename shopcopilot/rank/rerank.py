@@ -71,7 +71,7 @@ def rerank(
     views: dict[str, ProductView],
     lexical: dict[str, float],
     weights: RankWeights = RankWeights(),
-    explain_top: int = 10,
+    explain_top: int = 40,
 ) -> list[Scored]:
     """All candidates scored and sorted; the first `explain_top` carry their evidence and parts."""
     needs = requirements(state, list(views.values()))
