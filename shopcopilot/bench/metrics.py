@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from .official import MAX_TURNS
 
@@ -83,13 +82,14 @@ def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float | int | No
     """Percentiles of respond() wall time in milliseconds."""
     if not latencies_ms:
         return {"calls": 0, "mean_ms": None, "p50_ms": None, "p95_ms": None, "p99_ms": None, "max_ms": None}
-    values = np.asarray(latencies_ms, dtype=float)
-    p50, p95, p99 = np.percentile(values, [50, 95, 99])
+    values = [float(v) for v in latencies_ms]
+    # Linear interpolation between closest ranks ("inclusive"), as numpy.percentile does by default.
+    cuts = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else values * 99
     return {
-        "calls": int(values.size),
-        "mean_ms": round(float(values.mean()), 3),
-        "p50_ms": round(float(p50), 3),
-        "p95_ms": round(float(p95), 3),
-        "p99_ms": round(float(p99), 3),
-        "max_ms": round(float(values.max()), 3),
+        "calls": len(values),
+        "mean_ms": round(statistics.fmean(values), 3),
+        "p50_ms": round(cuts[49], 3),
+        "p95_ms": round(cuts[94], 3),
+        "p99_ms": round(cuts[98], 3),
+        "max_ms": round(max(values), 3),
     }
