@@ -202,3 +202,20 @@ def test_negation_inside_a_requirement_list_describes_the_product(lexicon):
     assert "No bleach" in [f.text for f in state.active_fragments()]
     state, _ = run(lexicon, "I need a dress", "Hang to dry. No bleach please")
     assert ("word", "bleach") in {(r.attribute, r.value) for r in state.rejected}
+
+
+@pytest.mark.parametrize("message,word", [
+    ("not charm bracelets though", "bracelet"), ("no hoods please", "hood"), ("nothing with a hood", "hood"),
+    ("Not jewelry boxes though.", "box"),
+])
+def test_rejected_things_are_their_head_noun(lexicon, message, word):
+    state, _ = run(lexicon, "I'm looking for jewelry", message)
+    assert ("word", word) in {(r.attribute, r.value) for r in state.rejected}
+    assert not any(word[:4] in f.text.lower() for f in state.active_fragments())
+
+
+def test_a_named_brand_is_remembered_and_a_skipped_value_is_not_a_requirement(lexicon):
+    state, _ = run(lexicon, "I need a dress", "i'd skip leather. I usually buy Cherokee")
+    assert ("brand", "Cherokee") in values(state)
+    assert ("material", "leather") in {(r.attribute, r.value) for r in state.rejected}
+    assert all("leather" not in f.text for f in state.active_fragments())

@@ -10,6 +10,7 @@ from ..state.text import tokens
 
 # Phrase clauses look where the shopper's quoted requirements come from.
 PHRASE_FIELDS = ("features", "details", "title", "description")
+BRAND_FIELDS = ("store", "title", "details")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,7 @@ class RetrievalSettings:
     window_growth: int = 75
     max_window: int = 600
     phrase_window: int = 100
+    brand_window: int = 100
     browsing_window_bonus: int = 50
 
 
@@ -74,6 +76,11 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     filters = budget_filters(state)
     for hit in index.search(query, limit=window, filters=filters):
         out.scores[hit.parent_asin] = hit.score
+    # A named brand is a short list of its own: make sure it is among the candidates.
+    for constraint in state.active("brand"):
+        brand_query = Query((terms(constraint.value, fields=BRAND_FIELDS),))
+        for hit in index.search(brand_query, limit=settings.brand_window, filters=filters):
+            out.scores.setdefault(hit.parent_asin, 0.0)
     # Products quoting the shopper's requirements word for word, in one query.
     phrases = tuple(phrase(f.text, fields=PHRASE_FIELDS) for f in state.active_fragments() if len(tokens(f.text)) >= 2)
     if phrases and settings.phrase_window:

@@ -66,11 +66,14 @@ _REJECT_SHOWN = re.compile(
 )
 # "no hoods", "nothing with a hood", "skip the floral ones"; bare "not" is left to values
 # because it mostly negates verbs ("I do not care").
+# "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
+# a negator; the last content word names the thing (English puts the head noun last).
 _NEGATED_WORD = re.compile(
-    r"\b(?:no|without|avoid|hate|skip(?: the)?|nothing(?: with| made of| in)?)\s+(?:any\s+|a\s+|an\s+|the\s+)?"
-    r"([a-z][a-z-]{2,})\b",
+    r"\b(?:not|no|without|avoid|hate|skip(?: the)?|nothing(?: with| made of| in)?|(?:do ?n[o']?t|dont) want)\s+"
+    r"(?:any\s+|a\s+|an\s+|the\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})",
     re.I,
 )
+_PHRASE_STOP = frozenset("though please thanks either ones one anymore at all again really".split())
 # A lead-in before a colon that is pure conversation: "what matters is: X".
 _LEADIN = re.compile(r"^[^:]{0,60}:\s*")
 _ATTRIBUTE_NAMES = {
@@ -168,11 +171,18 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
         if _NO_PREFERENCE.search(clause) or _NOT_SURE.search(clause):
             continue
         for match in _NEGATED_WORD.finditer(clause):
-            word = match.group(1).lower()
-            if word in _CHATTER or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES or lexicon.mentions(word):
+            word = _head_word(match.group(1))
+            if not word or word in _CHATTER or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES:
                 continue
+            if lexicon.mentions(match.group(1)):
+                continue  # a colour, material... : read as a negated value instead
             words.append(word)
     return words
+
+
+def _head_word(phrase: str) -> str:
+    content = [w for w in phrase.lower().split() if w not in _PHRASE_STOP]
+    return content[-1] if content else ""
 
 
 # Words that follow "no"/"nothing" without naming a product feature.
@@ -274,7 +284,9 @@ def _fragment(piece: str, listed: bool = False) -> str:
 
 # What follows a negator is a rejection, not a requirement ("leather instead of suede").
 _NEGATED_TAIL = re.compile(
-    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget)\b(?!-)[^,;]*", re.I
+    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget|skip|nothing|hate|"
+    r"(?:do ?n[o']?t|dont|i'?d) (?:want|skip)|not a fan of)\b(?!-)[^,;]*",
+    re.I,
 )
 
 
