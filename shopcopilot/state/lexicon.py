@@ -103,9 +103,6 @@ class Lexicon:
                 out[key] = self.category_idf[key]
         return out
 
-    def category_weight(self, text: str) -> float:
-        return sum(self.category_tokens(text).values())
-
     def names_category_node(self, text: str) -> bool:
         """Does `text` contain the full name of some category node ("Belts", "Wrist Watches"),
         not just a word that occurs in one ("faux" of "Leather & Faux Leather")?"""

@@ -13,8 +13,6 @@ ATTRIBUTES = (
     "category", "material", "color", "size", "style",
     "brand", "budget", "feature", "use_case", "other",
 )
-LEVELS = ("hard", "goal", "soft")
-STATUSES = ("active", "replaced", "negated", "unconstrained")
 
 
 @dataclass(slots=True)
@@ -88,9 +86,6 @@ class ShoppingState:
     def active_fragments(self) -> list[Fragment]:
         return [f for f in self.fragments if f.status == "active"]
 
-    def rejected_values(self, attribute: str | None = None) -> set[str]:
-        return {r.value for r in self.rejected if attribute is None or r.attribute == attribute}
-
     def shown_this_epoch(self) -> list[str]:
         return self.shown.get(self.epoch, [])
 
@@ -143,6 +138,3 @@ class StateDiff:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-    def is_empty(self) -> bool:
-        return not (self.added or self.replaced or self.negated or self.unconstrained or self.fragments)

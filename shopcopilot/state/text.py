@@ -39,16 +39,3 @@ def stem(token: str) -> str:
     if token.endswith("s") and not token.endswith(("ss", "us", "is")):
         return token[:-1]
     return token
-
-
-def stems(text: str) -> list[str]:
-    return [stem(t) for t in tokens(text)]
-
-
-def content_stems(text: str) -> list[str]:
-    return [stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 1]
-
-
-def phrase_key(text: str) -> str:
-    """Space-padded token string, so phrase containment is a substring test."""
-    return " " + " ".join(tokens(text)) + " "
