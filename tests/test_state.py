@@ -219,3 +219,14 @@ def test_a_named_brand_is_remembered_and_a_skipped_value_is_not_a_requirement(le
     assert ("brand", "Cherokee") in values(state)
     assert ("material", "leather") in {(r.attribute, r.value) for r in state.rejected}
     assert all("leather" not in f.text for f in state.active_fragments())
+
+
+@pytest.mark.parametrize("message", [
+    "switch the suede to leather", "leather rather than suede now", "leather beats suede",
+])
+def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, message):
+    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", message)
+    assert ("material", "leather") in values(state)
+    assert ("material", "suede") not in values(state)
+    assert ("color", "black") in values(state)
+    assert diffs[-1].new_epoch

@@ -91,6 +91,7 @@ _ATTRIBUTE_NAMES = {
 
 @dataclass(slots=True)
 class Observation:
+    text: str = ""  # the message as read (typos fixed); mention spans index into it
     values: list[Mention] = field(default_factory=list)
     negated: list[Mention] = field(default_factory=list)
     negated_words: list[str] = field(default_factory=list)
@@ -106,6 +107,7 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     obs = Observation()
     original = message.strip()
     text = lexicon.fix_spelling(original)
+    obs.text = text
     obs.override = bool(_OVERRIDE.search(text))
     obs.browsing = True if _BROWSING.search(text) else None
     obs.budget = parse_budget(text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 from .lexicon import Lexicon, Mention
 from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
@@ -20,7 +21,8 @@ def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> t
     new.turn = turn
     obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history)
     diff = StateDiff()
-    if obs.override and new.history:
+    contrasted = _contrasted_values(new, obs)
+    if (obs.override or contrasted) and new.history:
         new.epoch += 1
         diff.new_epoch = True
     level = _level(new, obs)
@@ -28,7 +30,9 @@ def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> t
     category_changed = _apply_category(new, obs, lexicon, level, diff)
     if category_changed and new.history:
         _drop_category_bound(new, diff)
-    replaced_facets = _apply_values(new, obs.values, level, obs.override, diff)
+    replaced_facets = _apply_values(new, [m for m in obs.values if (m.facet, m.value) not in contrasted],
+                                    level, obs.override, diff)
+    replaced_facets |= _replace_contrasted(new, contrasted, diff)
     _apply_negations(new, obs, diff)
     _apply_budget(new, obs, diff)
     _apply_no_preference(new, obs, diff)
@@ -110,6 +114,34 @@ def _apply_values(state: ShoppingState, mentions: list[Mention], level: str, ove
         diff.added.append(_describe(constraint))
         state.unconstrained = [a for a in state.unconstrained if a != mention.attribute]
     return replaced
+
+
+# Words that set one value against another: "suede to leather", "leather over suede".
+_CONTRAST = re.compile(r"\b(?:to|over|than|instead|beats?|rather|vs|versus|from|into|not|better)\b", re.I)
+
+
+def _contrasted_values(state: ShoppingState, obs: Observation) -> set[tuple[str, str]]:
+    """Earlier values the shopper sets against a new one in the same breath ("switch the suede
+    to leather", "blue beats black"): a change of mind, whatever the wording. A plain list
+    ("95% polyester, 5% spandex") contrasts nothing."""
+    contrasted: set[tuple[str, str]] = set()
+    for facet in {m.facet for m in obs.values}:
+        earlier = {c.value for c in state.active() if c.data.get("facet") == facet}
+        said = [m for m in obs.values if m.facet == facet]
+        for old in (m for m in said if m.value in earlier):
+            for new in (m for m in said if m.value not in earlier):
+                first, second = sorted((old, new), key=lambda m: m.start)
+                if _CONTRAST.search(obs.text[first.end:second.start]):
+                    contrasted.add((facet, old.value))
+    return contrasted
+
+
+def _replace_contrasted(state: ShoppingState, contrasted: set[tuple[str, str]], diff: StateDiff) -> set[str]:
+    for constraint in state.active():
+        if (constraint.data.get("facet"), constraint.value) in contrasted:
+            constraint.status = "replaced"
+            diff.replaced.append(_describe(constraint))
+    return {facet for facet, _ in contrasted}
 
 
 def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
