@@ -64,31 +64,54 @@ class Agent:
     # -- the richer API (web demo, CLI chat, tests) ----------------------
     def respond_traced(self, session_id: str, user_message: str, turn: int | None = None, top_k: int = 10,
                        on_event: EventSink | None = None) -> TurnResult:
+        """One turn through every stage; `on_event` receives each stage's trace event as it ends."""
         state = self._session(session_id)
         turn = turn if turn is not None else state.turn + 1
         tracer = Tracer(on_event)
-        with tracer.stage("understand", message=user_message, last_question=state.last_question()) as event:
-            state, diff = update(state, str(user_message or ""), self.lexicon, turn)
+        state, diff = self._understand(tracer, state, str(user_message or ""), turn, top_k)
+        candidates, views = self._retrieve(tracer, state)
+        ranked = self._rerank(tracer, state, candidates, views)
+        decision = self._decide(tracer, state, ranked, views, turn, top_k)
+        response = self._respond(tracer, state, ranked, decision, turn)
+        with self._lock:
+            self._sessions[session_id] = state
+        return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
+
+    # -- the stages, each traced ------------------------------------------
+    def _understand(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
+        with tracer.stage("understand", message=message, last_question=state.last_question()) as event:
+            state, diff = update(state, message, self.lexicon, turn)
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
-            event.output = diff.to_dict()
-            event.summary = _summarise_diff(diff)
+            event.output, event.summary = diff.to_dict(), _summarise_diff(diff)
+        return state, diff
+
+    def _retrieve(self, tracer: Tracer, state: ShoppingState):
         with tracer.stage("retrieve") as event:
             candidates = retrieve(state, self.index, self.settings.retrieval)
             views = self._views.get_many(candidates.ids())
             event.output = {"query": candidates.query_text, "count": len(views), "window": candidates.window,
                             "top_ids": candidates.ids()[:10]}
             event.summary = f"{len(views)} candidates (window {candidates.window})"
+        return candidates, views
+
+    def _rerank(self, tracer: Tracer, state: ShoppingState, candidates, views):
         with tracer.stage("rerank") as event:
             seen = set(state.shown_this_epoch())
             ranked = [s for s in rerank(state, views, candidates.scores, self.settings.ranking)
                       if s.parent_asin not in seen]
             event.output = _rerank_output(candidates.ids(), ranked)
             event.summary = f"{len(ranked)} ranked, {len(seen)} already shown this epoch"
+        return ranked
+
+    def _decide(self, tracer: Tracer, state: ShoppingState, ranked, views, turn: int, top_k: int):
         with tracer.stage("dialogue") as event:
             decision = decide(state, ranked, views, turn, top_k, self.settings.dialogue)
             event.output = {"ask_attribute": decision.ask_attribute, "options": decision.options,
                             "alternatives": decision.alternatives, "width": decision.width}
             event.summary = f"ask {decision.ask_attribute or 'nothing'}, show {decision.width}"
+        return decision
+
+    def _respond(self, tracer: Tracer, state: ShoppingState, ranked, decision, turn: int) -> dict[str, Any]:
         with tracer.stage("respond") as event:
             shown = ranked[: decision.width]
             earlier = {asin for epoch, ids in state.shown.items() if epoch != state.epoch for asin in ids}
@@ -103,11 +126,8 @@ class Agent:
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0},
             }
             _record_turn(state, turn, decision, [s.parent_asin for s in shown])
-            event.output = {"recommendations": len(shown)}
-            event.summary = f"{len(shown)} recommendations"
-        with self._lock:
-            self._sessions[session_id] = state
-        return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
+            event.output, event.summary = {"recommendations": len(shown)}, f"{len(shown)} recommendations"
+        return response
 
     def forget(self, session_id: str) -> None:
         """Drop a session from memory (the web store keeps its own copy)."""
