@@ -169,7 +169,22 @@ def bench_real_command(agent_spec: str | None, workers: int, turn_timeout: float
         click.echo(f"wrote {request.out_dir / 'results.json'}")
 
 
+@click.command("sessions")
+@click.argument("spec", metavar="KIND:N")
+@click.option("--catalog", type=click.Path(path_type=Path), default=None,
+              help="Catalog JSONL(.gz) to draw targets from (default: the synthetic 50k catalog).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-o", "--out", "out_path", type=click.Path(path_type=Path), required=True,
+              help="Session file to write (JSONL, public_set.jsonl layout).")
+@_clear_errors
+def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path) -> None:
+    """Generate a session set (KIND is iid, long_tail or stress) and save it, to share or re-run."""
+    sessions = _generated_sessions(resolve_catalog(catalog), spec, seed)
+    write_sessions(out_path, sessions)
+    click.echo(f"wrote {len(sessions)} sessions to {out_path}")
+
+
 def register(group: click.Group) -> None:
     """Add the benchmark commands to the top-level CLI."""
-    for command in (eval_command, compare_command, bench_real_command):
+    for command in (eval_command, compare_command, bench_real_command, sessions_command):
         group.add_command(command)
