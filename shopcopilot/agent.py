@@ -97,8 +97,7 @@ class Agent:
     def _rerank(self, tracer: Tracer, state: ShoppingState, candidates, views):
         with tracer.stage("rerank") as event:
             seen = set(state.shown_this_epoch())
-            ranked = [s for s in rerank(state, views, candidates.scores, self.settings.ranking)
-                      if s.parent_asin not in seen]
+            ranked = rerank(state, views, candidates.scores, self.settings.ranking, exclude=seen)
             event.output = _rerank_output(candidates.ids(), ranked)
             event.summary = f"{len(ranked)} ranked, {len(seen)} already shown this epoch"
         return ranked

@@ -473,3 +473,19 @@ def test_real_back_ends_agree_on_most_top_hits(real_index: CatalogIndex) -> None
     agree = sum(top_ids(real_index, q, "tantivy", **same) == top_ids(real_index, q, "fts5", **same) for q in queries)
     # Different BM25 flavours (per-field vs whole-row length norms) may split close calls.
     assert agree / len(queries) >= 0.6
+
+
+def test_products_and_attributes_come_back_together(tmp_path, monkeypatch):
+    """get_many_with_attributes agrees with get() and attributes() one by one."""
+    from shopcopilot.catalog.synth import write_catalog
+    from shopcopilot.index import open_index
+
+    monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path / "cache"))
+    catalog = tmp_path / "c.jsonl"
+    write_catalog(catalog, size=40, seed=2)
+    store = open_index(catalog, progress=False).store
+    asins = store.ids()[:10] + ["NOT-AN-ID"]
+    both = store.get_many_with_attributes(asins)
+    assert list(both) == asins[:10]
+    for asin, (product, attributes) in both.items():
+        assert product == store.get(asin) and attributes == store.attributes(asin)

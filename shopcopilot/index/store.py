@@ -139,6 +139,16 @@ class ProductStore:
                 out[asin] = product_from_record(json.loads(found[asin][1]))
         return out
 
+    def get_many_with_attributes(self, parent_asins: Iterable[str]) -> dict[str, tuple[Product, Any]]:
+        """(Product, Attributes) of the known products among `parent_asins`, in one query."""
+        wanted = list(dict.fromkeys(parent_asins))
+        found = self._select_by_asin("parent_asin, record, attributes", wanted)
+        return {
+            asin: (product_from_record(json.loads(found[asin][1])), attributes_from_dict(json.loads(found[asin][2])))
+            for asin in wanted
+            if asin in found
+        }
+
     def facts(self, parent_asin: str) -> ProductFacts | None:
         return self.facts_many([parent_asin]).get(parent_asin)
 

@@ -71,13 +71,15 @@ def rerank(
     views: dict[str, ProductView],
     lexical: dict[str, float],
     weights: RankWeights = RankWeights(),
-    explain_top: int = 40,
+    explain_top: int = 10,
+    exclude: frozenset[str] | set[str] = frozenset(),
 ) -> list[Scored]:
-    """All candidates scored and sorted; the first `explain_top` carry their evidence and parts."""
+    """Candidates scored and sorted, without `exclude` (already shown); the first `explain_top`
+    carry their evidence and parts. Excluded products still count in the word statistics."""
     needs = requirements(state, list(views.values()))
     top_lexical = max(lexical.values(), default=0.0) or 1.0
     scored = [score_view(needs, view, lexical.get(asin, 0.0) / top_lexical, weights, explain=False)
-              for asin, view in views.items()]
+              for asin, view in views.items() if asin not in exclude]
     scored.sort(key=lambda s: (-s.score, s.parent_asin))
     for index, item in enumerate(scored[:explain_top]):
         scored[index] = score_view(needs, views[item.parent_asin], lexical.get(item.parent_asin, 0.0) / top_lexical,

@@ -75,8 +75,6 @@ class ViewCache:
     def get_many(self, asins: list[str]) -> dict[str, ProductView]:
         missing = [a for a in asins if a not in self._views]
         if missing:
-            products = self._store.get_many(missing)
-            for asin, product in products.items():
-                attributes = self._store.attributes(asin)
+            for asin, (product, attributes) in self._store.get_many_with_attributes(missing).items():
                 self._views[asin] = build_view(product, attributes)
         return {a: self._views[a] for a in asins if a in self._views}
