@@ -67,6 +67,11 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 def iter_products(path: str | Path, report: LoadReport) -> Iterator[Product]:
     """Stream products; problems go into `report` instead of raising."""
+    return (product for _, product in iter_checked_lines(path, report))
+
+
+def iter_checked_lines(path: str | Path, report: LoadReport) -> Iterator[tuple[str, Product]]:
+    """Each valid line as written, with its product; invalid and duplicate lines go into `report`."""
     path = Path(path)
     seen: set[str] = set()
     for number, line in iter_lines(path):
@@ -85,7 +90,7 @@ def iter_products(path: str | Path, report: LoadReport) -> Iterator[Product]:
             )
             continue
         seen.add(product.parent_asin)
-        yield product
+        yield line, product
 
 
 def load_catalog(path: str | Path, skip_invalid: bool = False) -> tuple[list[Product], LoadReport]:

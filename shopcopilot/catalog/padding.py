@@ -8,13 +8,11 @@ still collides with a real id is skipped, so every id stays unique.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .loader import CatalogError, iter_lines
-from .product import RecordError, product_from_record
+from .loader import CatalogError, LoadReport, iter_checked_lines
 from .synth import iter_synthetic, write_records
 
 
@@ -30,22 +28,19 @@ def write_padded_catalog(real_path: str | Path, out_path: str | Path, size: int 
 
 
 def read_real_lines(path: Path) -> tuple[list[str], set[str]]:
-    """The real catalog's lines, each checked like the loader checks it; any problem fails with file:line."""
+    """The real catalog's lines, checked by the loader; any problem fails with file:line."""
     if not path.is_file():
         raise CatalogError(f"real catalog not found: {path}")
+    report = LoadReport(str(path))
     lines: list[str] = []
     ids: set[str] = set()
-    for number, line in iter_lines(path):
-        try:
-            product = product_from_record(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise CatalogError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-        except RecordError as exc:
-            raise CatalogError(f"{path}:{number}: {exc}") from exc
-        if product.parent_asin in ids:
-            raise CatalogError(f"{path}:{number}: duplicate parent_asin {product.parent_asin}")
-        ids.add(product.parent_asin)
+    for line, product in iter_checked_lines(path, report):
         lines.append(line.rstrip("\r\n"))
+        ids.add(product.parent_asin)
+    problems = report.invalid + report.duplicates
+    if problems:
+        first = min(problems, key=lambda problem: problem.line)
+        raise CatalogError(f"{first} ({len(problems)} bad line(s) in the real catalog)")
     if not lines:
         raise CatalogError(f"{path}: no records")
     return lines, ids
