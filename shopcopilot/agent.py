@@ -59,12 +59,17 @@ class Agent:
             self._sessions[session_id] = ShoppingState(profile=dict(user_profile or {}))
 
     def respond(self, session_id: str, user_message: str, turn: int, top_k: int = 10) -> dict[str, Any]:
-        return self.respond_traced(session_id, user_message, turn, top_k).response
+        return self._turn(session_id, user_message, turn, top_k, None)[0]
 
     # -- the richer API (web demo, CLI chat, tests) ----------------------
     def respond_traced(self, session_id: str, user_message: str, turn: int | None = None, top_k: int = 10,
                        on_event: EventSink | None = None) -> TurnResult:
         """One turn through every stage; `on_event` receives each stage's trace event as it ends."""
+        response, state, diff, tracer = self._turn(session_id, user_message, turn, top_k, on_event)
+        return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
+
+    def _turn(self, session_id: str, user_message: str, turn: int | None, top_k: int,
+              on_event: EventSink | None) -> tuple[dict[str, Any], ShoppingState, Any, Tracer]:
         state = self._session(session_id)
         turn = turn if turn is not None else state.turn + 1
         tracer = Tracer(on_event)
@@ -75,7 +80,7 @@ class Agent:
         response = self._respond(tracer, state, ranked, decision, turn)
         with self._lock:
             self._sessions[session_id] = state
-        return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
+        return response, state, diff, tracer
 
     # -- the stages, each traced ------------------------------------------
     def _understand(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
