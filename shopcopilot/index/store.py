@@ -149,6 +149,13 @@ class ProductStore:
             if asin in found
         }
 
+    def stored_json_many(self, parent_asins: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """(record JSON, attributes JSON) of the known products among `parent_asins`, undecoded,
+        for callers that decode them their own way."""
+        wanted = list(dict.fromkeys(parent_asins))
+        found = self._select_by_asin("parent_asin, record, attributes", wanted)
+        return {asin: (found[asin][1], found[asin][2]) for asin in wanted if asin in found}
+
     def facts(self, parent_asin: str) -> ProductFacts | None:
         return self.facts_many([parent_asin]).get(parent_asin)
 

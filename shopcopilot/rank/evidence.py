@@ -8,9 +8,8 @@ never a violation).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
 from functools import lru_cache
 
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
@@ -37,21 +36,33 @@ class FragmentProbe:
 def prepare_fragments(fragments: Iterable[Fragment], views: Iterable[ProductView]) -> list[FragmentProbe]:
     """IDF over the current candidates: a word every candidate has tells nothing."""
     views = list(views)
+    wanted = [(fragment, {stem(t) for t in tokens(fragment.text) if t not in STOPWORDS}) for fragment in fragments]
+    frequency = _document_frequencies({w for _, words in wanted for w in words}, views)
+    n = max(len(views), 1)
     probes = []
-    for fragment in fragments:
-        words = {stem(t) for t in tokens(fragment.text) if t not in STOPWORDS}
+    for fragment, words in wanted:
         if not words:
             continue
-        n = max(len(views), 1)
-        weights = {w: math.log(1 + n / (1 + _document_frequency(word_forms(w), views))) for w in words}
+        weights = {w: math.log(1 + n / (1 + frequency[w])) for w in words}
         key = " " + " ".join(tokens(fragment.text)) + " "
         forms = tuple((word_forms(w), weight) for w, weight in weights.items())
         probes.append(FragmentProbe(fragment.text, key, weights, fragment.level, forms))
     return probes
 
 
-def _document_frequency(forms: frozenset[str], views: list[ProductView]) -> int:
-    return sum([not view.words.isdisjoint(forms) for view in views])
+def _document_frequencies(words: set[str], views: list[ProductView]) -> dict[str, int]:
+    """How many views use each word in any plural form: one set intersection per view."""
+    owners: dict[str, list[str]] = {}
+    for word in words:
+        for form in word_forms(word):
+            owners.setdefault(form, []).append(word)
+    forms = frozenset(owners)
+    counts = dict.fromkeys(words, 0)
+    for view in views:
+        found = forms.intersection(view.words)
+        for word in {w for form in found for w in owners[form]} if found else ():
+            counts[word] += 1
+    return counts
 
 
 def fragment_match(probe: FragmentProbe, view: ProductView) -> tuple[float, bool]:
@@ -76,13 +87,13 @@ def prominence(probe: FragmentProbe, view: ProductView) -> float:
 class CategoryProbe:
     """A category constraint prepared once per turn."""
 
-    words: tuple[tuple[str, float], ...]
+    words: tuple[tuple[str, frozenset[str], float], ...]  # stem, its plural forms, weight
     total: float
 
 
 def prepare_category(constraint: Constraint) -> CategoryProbe:
     words: dict[str, float] = constraint.data.get("words", {})
-    return CategoryProbe(tuple(words.items()), sum(words.values()))
+    return CategoryProbe(tuple((w, word_forms(w), weight) for w, weight in words.items()), sum(words.values()))
 
 
 def category_match(probe: CategoryProbe, view: ProductView) -> float:
@@ -90,38 +101,38 @@ def category_match(probe: CategoryProbe, view: ProductView) -> float:
     if not probe.total:
         return 0.0
     score = 0.0
-    for word, weight in probe.words:
+    for word, forms, weight in probe.words:
         if word in view.category_stems:
             score += weight
-        elif view.has(word):
+        elif not view.words.isdisjoint(forms):
             score += 0.3 * weight
     return score / probe.total
 
 
-def value_match(constraint: Constraint, view: ProductView) -> float:
-    facet = constraint.data.get("facet")
-    attrs = view.attributes
-    value = constraint.value
+ViewCheck = Callable[[ProductView], float]
+
+
+def value_check(constraint: Constraint) -> ViewCheck:
+    """How a product meets one attribute constraint, as a function prepared once per turn:
+    1 shown, < 0 contradicted, 0 unknown, a share for partly matching words."""
+    facet, value = constraint.data.get("facet"), constraint.value
     if facet == "color":
-        return _listed(value, attrs.colors, soft_violation=0.3)
+        return lambda view: _listed(value, view.attributes.colors, soft_violation=0.3)
     if facet == "material":
-        return _listed(value, view.material_names, soft_violation=0.5)
+        return lambda view: _listed(value, view.material_names, soft_violation=0.5)
     if facet == "department":
-        if not attrs.department:
-            return 0.0
-        return 1.0 if attrs.department in accepted_departments(value) else -1.0
+        accepted = accepted_departments(value)
+        return lambda view: (1.0 if view.attributes.department in accepted else -1.0) if view.attributes.department else 0.0
     if facet == "closure":
-        return 0.0 if not attrs.closure else (1.0 if attrs.closure == value else -0.3)
-    if facet == "size" or facet == "width":
-        return 1.0 if value in attrs.sizes else _words_present(value, view)
-    if facet == "use_case":
-        return 1.0 if value in attrs.use_cases else _words_present(value, view)
-    if facet in ("style", "fit"):
-        return 1.0 if value in attrs.styles else _words_present(value, view)
+        return lambda view: 0.0 if not view.attributes.closure else (1.0 if view.attributes.closure == value else -0.3)
     if facet == "brand":
-        brand = (attrs.brand or "").lower()
-        return 1.0 if value.lower() in (brand, view.product.store.lower()) else -0.5
-    return _words_present(value, view)
+        wanted = value.lower()
+        return lambda view: 1.0 if wanted in ((view.attributes.brand or "").lower(), view.product.store.lower()) else -0.5
+    words_present = _words_present_check(value)
+    listed = {"size": "sizes", "width": "sizes", "use_case": "use_cases", "style": "styles", "fit": "styles"}.get(facet)
+    if listed is None:
+        return words_present
+    return lambda view: 1.0 if value in getattr(view.attributes, listed) else words_present(view)
 
 
 @lru_cache(maxsize=64)
@@ -135,11 +146,12 @@ def _listed(value: str, listed: tuple[str, ...], soft_violation: float) -> float
     return -soft_violation if listed else 0.0
 
 
-def _words_present(value: str, view: ProductView) -> float:
-    words = [stem(t) for t in tokens(value) if t not in STOPWORDS]
-    if not words:
-        return 0.0
-    return sum(1 for w in words if view.has(w)) / len(words)
+def _words_present_check(value: str) -> ViewCheck:
+    """Share of the value's words the product's text uses."""
+    forms = [word_forms(stem(t)) for t in tokens(value) if t not in STOPWORDS]
+    if not forms:
+        return lambda view: 0.0
+    return lambda view: sum(1 for f in forms if not view.words.isdisjoint(f)) / len(forms)
 
 
 def budget_match(constraint: Constraint, view: ProductView) -> float:
@@ -157,18 +169,17 @@ def budget_match(constraint: Constraint, view: ProductView) -> float:
     return 1.0
 
 
-def rejected_match(facet: str, value: str, view: ProductView) -> bool:
-    attrs = view.attributes
-    listed = {
-        "color": attrs.colors, "material": view.material_names, "use_case": attrs.use_cases,
-        "style": attrs.styles, "size": attrs.sizes,
-    }.get(facet)
+def rejection_check(facet: str, value: str) -> Callable[[ProductView], bool]:
+    """Does a product have a value the shopper turned down? Prepared once per turn."""
+    listed = {"color": "colors", "use_case": "use_cases", "style": "styles", "size": "sizes"}.get(facet)
     if listed is not None:
-        return value in listed
-    if facet == "department":
-        return attrs.department == value
-    if facet == "closure":
-        return attrs.closure == value
+        return lambda view: value in getattr(view.attributes, listed)
+    if facet == "material":
+        return lambda view: value in view.material_names
+    if facet in ("department", "closure"):
+        return lambda view: getattr(view.attributes, facet) == value
     if facet == "brand":
-        return value.lower() in ((attrs.brand or "").lower(), view.product.store.lower())
-    return view.has(stem(value))
+        wanted = value.lower()
+        return lambda view: wanted in ((view.attributes.brand or "").lower(), view.product.store.lower())
+    forms = word_forms(stem(value))
+    return lambda view: not view.words.isdisjoint(forms)

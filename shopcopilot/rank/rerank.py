@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from ..state.model import Constraint, ShoppingState
 from .evidence import (
-    CategoryProbe, FragmentProbe, budget_match, category_match, fragment_match, prepare_category, prepare_fragments,
-    prominence, rejected_match, value_match,
+    CategoryProbe, FragmentProbe, ViewCheck, budget_match, category_match, fragment_match, prepare_category,
+    prepare_fragments, prominence, rejection_check, value_check,
 )
 from .view import ProductView
 
@@ -47,10 +47,10 @@ class Requirements:
     """The active state, read once per turn."""
 
     categories: tuple[CategoryProbe, ...]
-    values: tuple[Constraint, ...]
+    values: tuple[tuple[Constraint, ViewCheck, float], ...]  # with its check and level weight
     budgets: tuple[Constraint, ...]
-    rejections: tuple[tuple[str, str], ...]
-    probes: tuple[FragmentProbe, ...]
+    rejections: tuple[ViewCheck, ...]
+    probes: tuple[tuple[FragmentProbe, float], ...]  # with its level weight
     critical_rater: bool
 
 
@@ -58,10 +58,12 @@ def requirements(state: ShoppingState, views: list[ProductView]) -> Requirements
     active = state.active()
     return Requirements(
         categories=tuple(prepare_category(c) for c in active if c.attribute == "category"),
-        values=tuple(c for c in active if c.attribute not in ("category", "budget")),
+        values=tuple((c, value_check(c), LEVEL_WEIGHT.get(c.level, 0.6))
+                     for c in active if c.attribute not in ("category", "budget")),
         budgets=tuple(c for c in active if c.attribute == "budget"),
-        rejections=tuple(dict.fromkeys((r.attribute, r.value) for r in state.rejected)),
-        probes=tuple(prepare_fragments(state.active_fragments(), views)),
+        rejections=tuple(rejection_check(facet, value)
+                         for facet, value in dict.fromkeys((r.attribute, r.value) for r in state.rejected)),
+        probes=tuple((p, LEVEL_WEIGHT.get(p.level, 0.6)) for p in prepare_fragments(state.active_fragments(), views)),
         critical_rater=str(state.profile.get("rating_style", "")).lower() in ("critical", "mixed"),
     )
 
@@ -97,9 +99,8 @@ def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWe
         if explain and match >= 0.99:
             evidence.append(f"in {view.attributes.leaf or 'the category'}")
     fragments = 0.0
-    for probe in needs.probes:
+    for probe, strength in needs.probes:
         coverage, exact = fragment_match(probe, view)
-        strength = LEVEL_WEIGHT.get(probe.level, 0.6)
         if exact:
             fragments += w.fragment_exact * strength + w.prominence * prominence(probe, view)
             if explain:
@@ -107,9 +108,9 @@ def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWe
         else:
             fragments += w.fragment_partial * strength * coverage
     values = 0.0
-    for constraint in needs.values:
-        match = value_match(constraint, view)
-        values += w.value * LEVEL_WEIGHT.get(constraint.level, 0.6) * match
+    for constraint, check, strength in needs.values:
+        match = check(view)
+        values += w.value * strength * match
         if explain and match > 0.5:
             evidence.append(constraint.value)
     budget = 0.0
@@ -118,7 +119,7 @@ def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWe
         budget += w.budget * match
         if explain and match > 0.5 and view.price is not None:
             evidence.append(f"${view.price:g} fits {constraint.value}")
-    rejected = -w.rejected * sum(1 for facet, value in needs.rejections if rejected_match(facet, value, view))
+    rejected = -w.rejected * sum(1 for has_rejected in needs.rejections if has_rejected(view))
     rating = view.product.average_rating
     tie_breaks = (w.lexical * lexical, w.popularity * view.popularity, w.rating * ((rating or 3.5) - 3.5) / 1.5,
                   w.profile * (rating - 4.0) if (needs.critical_rater and rating is not None) else 0.0)
