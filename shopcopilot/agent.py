@@ -14,10 +14,12 @@ from typing import Any
 
 from .dialogue import DialogueSettings, decide
 from .index.catalog_index import open_index
-from .rank import RankWeights, ViewCache, reason, rerank
+from .rank import RankWeights, reason, rerank
+from .rank.features import load_or_build
 from .retrieve import RetrievalSettings, retrieve
 from .state import ShoppingState, update
 from .state.lexicon import lexicon_from_store
+from .state.spelling import is_english
 from .trace import EventSink, Tracer
 
 
@@ -42,14 +44,20 @@ class Agent:
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = lexicon_from_store(self.index.store, self.index.path)
-        self._views = ViewCache(self.index.store)
+        self.features = load_or_build(self.index.store, self.index.path)
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
+        # Load what the first turn would otherwise wait for, without delaying start-up.
+        threading.Thread(target=self._warm_up, name="agent-warm-up", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        self.index.store.asins_for_rows([])  # the row -> id map every search uses
+        is_english("warm")  # the spelling guard's dictionary
 
     def with_settings(self, settings: AgentSettings) -> Agent:
         """A sibling agent sharing this one's index and caches (ablations, tuning); no sessions."""
         sibling = object.__new__(Agent)
-        sibling.settings, sibling.index, sibling.lexicon, sibling._views = settings, self.index, self.lexicon, self._views
+        sibling.settings, sibling.index, sibling.lexicon, sibling.features = settings, self.index, self.lexicon, self.features
         sibling._sessions, sibling._lock = {}, threading.Lock()
         return sibling
 
@@ -74,9 +82,9 @@ class Agent:
         turn = turn if turn is not None else state.turn + 1
         tracer = Tracer(on_event)
         state, diff = self._understand(tracer, state, str(user_message or ""), turn, top_k)
-        candidates, views = self._retrieve(tracer, state)
-        ranked = self._rerank(tracer, state, candidates, views)
-        decision = self._decide(tracer, state, ranked, views, turn, top_k)
+        candidates = self._retrieve(tracer, state)
+        ranked = self._rerank(tracer, state, candidates)
+        decision = self._decide(tracer, state, ranked, turn, top_k)
         response = self._respond(tracer, state, ranked, decision, turn)
         with self._lock:
             self._sessions[session_id] = state
@@ -93,23 +101,22 @@ class Agent:
     def _retrieve(self, tracer: Tracer, state: ShoppingState):
         with tracer.stage("retrieve") as event:
             candidates = retrieve(state, self.index, self.settings.retrieval)
-            views = self._views.get_many(candidates.ids())
-            event.output = {"query": candidates.query_text, "count": len(views), "window": candidates.window,
-                            "top_ids": candidates.ids()[:10]}
-            event.summary = f"{len(views)} candidates (window {candidates.window})"
-        return candidates, views
+            event.output = {"query": candidates.query_text, "count": len(candidates.scores),
+                            "window": candidates.window, "top_ids": candidates.ids()[:10]}
+            event.summary = f"{len(candidates.scores)} candidates (window {candidates.window})"
+        return candidates
 
-    def _rerank(self, tracer: Tracer, state: ShoppingState, candidates, views):
+    def _rerank(self, tracer: Tracer, state: ShoppingState, candidates):
         with tracer.stage("rerank") as event:
             seen = set(state.shown_this_epoch())
-            ranked = rerank(state, views, candidates.scores, self.settings.ranking, exclude=seen)
+            ranked = rerank(state, self.features, candidates.scores, self.settings.ranking, exclude=seen)
             event.output = _rerank_output(candidates.ids(), ranked)
             event.summary = f"{len(ranked)} ranked, {len(seen)} already shown this epoch"
         return ranked
 
-    def _decide(self, tracer: Tracer, state: ShoppingState, ranked, views, turn: int, top_k: int):
+    def _decide(self, tracer: Tracer, state: ShoppingState, ranked, turn: int, top_k: int):
         with tracer.stage("dialogue") as event:
-            decision = decide(state, ranked, views, turn, top_k, self.settings.dialogue)
+            decision = decide(state, ranked, self.features, turn, top_k, self.settings.dialogue)
             event.output = {"ask_attribute": decision.ask_attribute, "options": decision.options,
                             "alternatives": decision.alternatives, "width": decision.width}
             event.summary = f"ask {decision.ask_attribute or 'nothing'}, show {decision.width}"

@@ -7,7 +7,8 @@ import pytest
 from shopcopilot.catalog.attributes import derive
 from shopcopilot.catalog.product import product_from_record
 from shopcopilot.dialogue import decide
-from shopcopilot.rank import build_view, rerank
+from shopcopilot.rank import rerank
+from shopcopilot.rank.features import from_products
 from shopcopilot.state import Lexicon, ShoppingState, update
 
 PATHS = {
@@ -34,7 +35,7 @@ def views():
         product("D1", "Women's Floral Wrap Dress", ["95% Polyester, 5% Spandex", "Wrap closure"], 30.0,
                 categories=("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses")),
     ]
-    return {p.parent_asin: build_view(p, derive(p)) for p in items}
+    return from_products((p, derive(p)) for p in items)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def state_after(lexicon, *messages):
 
 
 def order(state, views):
-    return [s.parent_asin for s in rerank(state, views, {a: 1.0 for a in views})]
+    return [s.parent_asin for s in rerank(state, views, {a: 1.0 for a in views.asins})]
 
 
 def test_category_evidence_ranks_the_category_first(lexicon, views):
@@ -84,7 +85,7 @@ def test_reason_lists_matched_evidence(lexicon, views):
     from shopcopilot.rank import reason
 
     state = state_after(lexicon, "I need a jacket for men", "what matters is: Water resistant shell")
-    top = rerank(state, views, {a: 1.0 for a in views})[0]
+    top = rerank(state, views, {a: 1.0 for a in views.asins})[0]
     assert "Water resistant shell" in reason(top)
 
 
@@ -92,7 +93,7 @@ def test_dialogue_never_reasks_and_message_agrees(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     asked = []
     for turn in range(1, 9):
-        ranked = rerank(state, views, {a: 1.0 for a in views})
+        ranked = rerank(state, views, {a: 1.0 for a in views.asins})
         decision = decide(state, ranked, views, turn, 10)
         if decision.ask_attribute is None:
             break
@@ -108,12 +109,12 @@ def test_no_preference_attribute_is_not_asked(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     state.questions.append((1, "color"))
     state, _ = update(state, "any color is fine", lexicon, 2)
-    decision = decide(state, rerank(state, views, {a: 1.0 for a in views}), views, 2, 10)
+    decision = decide(state, rerank(state, views, {a: 1.0 for a in views.asins}), views, 2, 10)
     assert decision.ask_attribute != "color"
     assert all(alt["attribute"] != "color" for alt in decision.alternatives)
 
 
 def test_last_turn_only_recommends(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
-    decision = decide(state, rerank(state, views, {a: 1.0 for a in views}), views, 10, 10)
+    decision = decide(state, rerank(state, views, {a: 1.0 for a in views.asins}), views, 10, 10)
     assert decision.ask_attribute is None and decision.width == 10

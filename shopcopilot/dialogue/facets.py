@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from ..rank.view import ProductView
+from ..rank.features import Facets
 
 PRICE_BANDS = ((0, 25, "under $25"), (25, 50, "$25-$50"), (50, 100, "$50-$100"), (100, float("inf"), "over $100"))
 
 
-def facet_values(attribute: str, view: ProductView) -> tuple[str, ...]:
+def facet_values(attribute: str, attrs: Facets) -> tuple[str, ...]:
     """The product's values under an ask_attribute name; () when unknown."""
-    attrs = view.attributes
     if attribute == "color":
         return attrs.colors
     if attribute == "material":
-        return attrs.material_names
+        return attrs.materials
     if attribute == "size":
         return attrs.sizes
     if attribute == "style":
         return ((attrs.department,) if attrs.department else ()) + attrs.styles
     if attribute == "brand":
-        return (attrs.brand or view.product.store,) if (attrs.brand or view.product.store) else ()
+        return (attrs.brand,) if attrs.brand else ()
     if attribute == "use_case":
         return attrs.use_cases
     if attribute == "feature":
@@ -27,7 +26,7 @@ def facet_values(attribute: str, view: ProductView) -> tuple[str, ...]:
     if attribute == "category":
         return (attrs.leaf,) if attrs.leaf else ()
     if attribute == "budget":
-        return _price_band(view.price)
+        return _price_band(attrs.price)
     return ()
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..rank.rerank import Scored
-from ..rank.view import ProductView
+from ..rank.features import Facets, FeatureStore
 from ..state.model import ShoppingState
 from .facets import facet_values
 from .wording import compose_message
@@ -57,10 +57,10 @@ class Decision:
 
 
 def decide(
-    state: ShoppingState, ranked: list[Scored], views: dict[str, ProductView], turn: int,
+    state: ShoppingState, ranked: list[Scored], features: FeatureStore, turn: int,
     top_k: int, settings: DialogueSettings = DialogueSettings(),
 ) -> Decision:
-    pool = [views[s.parent_asin] for s in ranked[: settings.pool] if s.parent_asin in views]
+    pool = [features.facets(s.row) for s in ranked[: settings.pool]]
     last_turn = turn >= settings.max_turns
     scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
     best = scores[0] if scores and scores[0][1] > settings.min_gain else None
@@ -90,7 +90,7 @@ def _new_requirements(state: ShoppingState, turn: int) -> int:
     return values + sum(1 for f in state.fragments if f.source_turn == turn)
 
 
-def _question_scores(state: ShoppingState, pool: list[ProductView], settings: DialogueSettings) -> list[tuple[str, float]]:
+def _question_scores(state: ShoppingState, pool: list[Facets], settings: DialogueSettings) -> list[tuple[str, float]]:
     scores = []
     for attribute in ASKABLE:
         if not _may_ask(state, attribute, settings):
@@ -130,14 +130,14 @@ def _open_question_still_useful(state: ShoppingState, min_items: int) -> bool:
     return items >= min_items
 
 
-def _expected_information(attribute: str, pool: list[ProductView]) -> float:
+def _expected_information(attribute: str, pool: list[Facets]) -> float:
     """Entropy (bits) of the attribute over the pool, times the share that states it."""
     if not pool:
         return 0.0
     counts: Counter[str] = Counter()
     known = 0
-    for view in pool:
-        values = facet_values(attribute, view)
+    for facets in pool:
+        values = facet_values(attribute, facets)
         if values:
             known += 1
             for value in values:
@@ -149,8 +149,8 @@ def _expected_information(attribute: str, pool: list[ProductView]) -> float:
     return entropy * known / len(pool)
 
 
-def _options(attribute: str, pool: list[ProductView]) -> list[str]:
+def _options(attribute: str, pool: list[Facets]) -> list[str]:
     counts: Counter[str] = Counter()
-    for view in pool:
-        counts.update(facet_values(attribute, view))
+    for facets in pool:
+        counts.update(facet_values(attribute, facets))
     return [value for value, _ in counts.most_common(4)]

@@ -92,6 +92,19 @@ class StoreWriter:
             self._pending.clear()
 
 
+def stored_json_rows(path: Path, first: int = 0, last: int | None = None) -> Iterator[tuple[str, str]]:
+    """(record JSON, attributes JSON) of the products at positions first..last-1 in row order,
+    undecoded, on a private connection (safe in a forked worker)."""
+    with sqlite_errors_as_corruption(path):
+        db = read_only_connection(path)
+        try:
+            # Rows are numbered 1, 2, ... in insertion order (StoreWriter.add).
+            yield from db.execute("SELECT record, attributes FROM products WHERE row > ? AND row <= ? ORDER BY row",
+                                  (first, last if last is not None else 2**62))
+        finally:
+            db.close()
+
+
 def read_only_connection(path: Path) -> sqlite3.Connection:
     """A connection that never writes or locks: the file is immutable once built."""
     if not path.is_file():
@@ -149,13 +162,6 @@ class ProductStore:
             if asin in found
         }
 
-    def stored_json_many(self, parent_asins: Iterable[str]) -> dict[str, tuple[str, str]]:
-        """(record JSON, attributes JSON) of the known products among `parent_asins`, undecoded,
-        for callers that decode them their own way."""
-        wanted = list(dict.fromkeys(parent_asins))
-        found = self._select_by_asin("parent_asin, record, attributes", wanted)
-        return {asin: (found[asin][1], found[asin][2]) for asin in wanted if asin in found}
-
     def facts(self, parent_asin: str) -> ProductFacts | None:
         return self.facts_many([parent_asin]).get(parent_asin)
 
@@ -180,9 +186,11 @@ class ProductStore:
     def _asin_by_row(self) -> list[str]:
         # Every search maps rows to ids; one list in memory (about 3 MB at 50k) beats a query per search.
         if self._rows is None:
-            ordered = self._fetch_all("SELECT row, parent_asin FROM products ORDER BY row", ())
-            by_row = [""] * (ordered[-1][0] + 1 if ordered else 1)
-            for row, asin in ordered:
+            # Ordered by parent_asin so SQLite reads only its unique index (which holds the row):
+            # a few MB instead of every record, about 6x faster on a cold start.
+            pairs = self._fetch_all("SELECT row, parent_asin FROM products ORDER BY parent_asin", ())
+            by_row = [""] * (max((row for row, _ in pairs), default=0) + 1)
+            for row, asin in pairs:
                 by_row[row] = asin
             self._rows = by_row
         return self._rows

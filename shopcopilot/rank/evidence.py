@@ -1,8 +1,9 @@
-"""Evidence: what a product offers for each part of the shopper's state.
+"""Evidence: what each candidate offers for each part of the shopper's state, as columns.
 
-Each check returns a signed strength: > 0 the product shows it, < 0 it
+Every check returns one value per candidate: > 0 the product shows it, < 0 it
 contradicts it, 0 unknown (a missing price or an unlisted colour is unknown,
-never a violation).
+never a violation). Checks are prepared once per turn from the state; the
+words they test are gathered for all candidates at once (`Batch`).
 """
 
 from __future__ import annotations
@@ -12,127 +13,195 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..state.model import Constraint, Fragment
 from ..state.text import STOPWORDS, stem, tokens
-from .view import ProductView, word_forms
+from .features import FeatureStore
 
+
+@lru_cache(maxsize=100_000)
+def word_forms(stemmed: str) -> tuple[str, ...]:
+    """The plural forms a product's text may use for a stemmed word."""
+    forms = [stemmed, stemmed + "s", stemmed + "es"]
+    if stemmed.endswith("y"):
+        forms.append(stemmed[:-1] + "ies")
+    return tuple(forms)
+
+
+class Batch:
+    """One turn's candidates (rows of the feature store) and which asked-about words each uses."""
+
+    def __init__(self, features: FeatureStore, rows: np.ndarray, stems: Iterable[str],
+                 category_stems: Iterable[str]) -> None:
+        self.features, self.rows = features, rows
+        self.has = _presence(features, rows, set(stems), plural_forms=True)
+        self.in_category = _presence(features, rows, set(category_stems), plural_forms=False)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def listed(self, facet: str, value: str) -> np.ndarray:
+        """Per candidate: is `value` among its `facet` values (colors, sizes, ...)?"""
+        value_id = self.features.value_id.get(value)
+        if value_id is None:
+            return np.zeros(len(self.rows), dtype=bool)
+        return self.features.lists[facet].contains(self.rows, (value_id,))
+
+    def lists_any(self, facet: str) -> np.ndarray:
+        return self.features.lists[facet].nonempty(self.rows)
+
+    def code(self, facet: str) -> np.ndarray:
+        return self.features.codes[facet][self.rows]
+
+    def code_is(self, facet: str, values: Iterable[str]) -> np.ndarray:
+        ids = [i for v in values if (i := self.features.value_id.get(v)) is not None]
+        return np.isin(self.code(facet), ids)
+
+
+def _presence(features: FeatureStore, rows: np.ndarray, stems: set[str], plural_forms: bool) -> dict[str, np.ndarray]:
+    """stem -> per candidate, do its words (or category stems) hold it: one gather for all stems."""
+    ragged = features.words if plural_forms else features.category_stems
+    ordered = sorted(stems)
+    word_ids: dict[int, int] = {}  # vocabulary id -> column of `present`
+    columns_of = []
+    for word in ordered:
+        forms = word_forms(word) if plural_forms else (word,)
+        ids = [features.word_id[f] for f in forms if f in features.word_id]
+        columns_of.append([word_ids.setdefault(i, len(word_ids)) for i in ids])
+    if not word_ids:
+        return {word: np.zeros(len(rows), dtype=bool) for word in ordered}
+    column = np.full(len(features.word_id), -1, dtype=np.int32)
+    column[list(word_ids)] = list(word_ids.values())
+    owner, ids = ragged.gather(rows)
+    hit_column = column[ids]
+    hit = hit_column >= 0
+    present = np.zeros((len(rows), len(word_ids)), dtype=bool)
+    present[owner[hit], hit_column[hit]] = True
+    return {word: present[:, cols].any(axis=1) for word, cols in zip(ordered, columns_of)}
+
+
+# -- requirement fragments ---------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class FragmentProbe:
     """A requirement fragment prepared once per turn: its phrase and weighted words."""
 
     text: str
-    key: str
+    key: str  # its token string, " tok tok ", for the exact-phrase test
     weights: dict[str, float]
     level: str
-    forms: tuple[tuple[frozenset[str], float], ...]  # each word's plural forms with its weight
 
     @property
     def informativeness(self) -> float:
         return sum(self.weights.values())
 
 
-def prepare_fragments(fragments: Iterable[Fragment], views: Iterable[ProductView]) -> list[FragmentProbe]:
+def fragment_words(fragment: Fragment) -> list[str]:
+    return list(dict.fromkeys(stem(t) for t in tokens(fragment.text) if t not in STOPWORDS))
+
+
+def prepare_fragments(fragments: Iterable[Fragment], batch: Batch) -> list[FragmentProbe]:
     """IDF over the current candidates: a word every candidate has tells nothing."""
-    views = list(views)
-    wanted = [(fragment, {stem(t) for t in tokens(fragment.text) if t not in STOPWORDS}) for fragment in fragments]
-    frequency = _document_frequencies({w for _, words in wanted for w in words}, views)
-    n = max(len(views), 1)
+    n = max(len(batch), 1)
     probes = []
-    for fragment, words in wanted:
+    for fragment in fragments:
+        words = fragment_words(fragment)
         if not words:
             continue
-        weights = {w: math.log(1 + n / (1 + frequency[w])) for w in words}
+        weights = {w: math.log(1 + n / (1 + int(batch.has[w].sum()))) for w in words}
         key = " " + " ".join(tokens(fragment.text)) + " "
-        forms = tuple((word_forms(w), weight) for w, weight in weights.items())
-        probes.append(FragmentProbe(fragment.text, key, weights, fragment.level, forms))
+        probes.append(FragmentProbe(fragment.text, key, weights, fragment.level))
     return probes
 
 
-def _document_frequencies(words: set[str], views: list[ProductView]) -> dict[str, int]:
-    """How many views use each word in any plural form: one set intersection per view."""
-    owners: dict[str, list[str]] = {}
-    for word in words:
-        for form in word_forms(word):
-            owners.setdefault(form, []).append(word)
-    forms = frozenset(owners)
-    counts = dict.fromkeys(words, 0)
-    for view in views:
-        found = forms.intersection(view.words)
-        for word in {w for form in found for w in owners[form]} if found else ():
-            counts[word] += 1
-    return counts
+def fragment_coverage(probe: FragmentProbe, batch: Batch) -> np.ndarray:
+    """Share (0..1) of the fragment's information each candidate's words cover."""
+    covered = np.zeros(len(batch))
+    for word, weight in probe.weights.items():
+        covered += np.where(batch.has[word], weight, 0.0)
+    return covered / (probe.informativeness or 1.0)
 
 
-def fragment_match(probe: FragmentProbe, view: ProductView) -> tuple[float, bool]:
-    """(coverage 0..1, exact phrase found)."""
-    if probe.key in view.phrase_text:
-        return 1.0, True
-    total = probe.informativeness or 1.0
-    words = view.words
-    covered = sum(weight for forms, weight in probe.forms if not words.isdisjoint(forms))
-    return covered / total, False
+def exact_phrase(probe: FragmentProbe, batch: Batch) -> np.ndarray:
+    """Per candidate: does its text contain the fragment word for word?"""
+    features, key = batch.features, probe.key.encode("ascii", "replace")
+    text, ptr = features.text, features.text_ptr
+    return np.fromiter((text.find(key, ptr[r], ptr[r + 1]) >= 0 for r in batch.rows.tolist()),
+                       dtype=bool, count=len(batch))
 
 
-def prominence(probe: FragmentProbe, view: ProductView) -> float:
+def prominence(probe: FragmentProbe, features: FeatureStore, row: int) -> float:
     """1.0 when the requirement is the product's first feature line, less further down, 0 if absent."""
-    for position, key in enumerate(view.lead_keys):
+    lead_keys = features.lead_keys(row)
+    for position, key in enumerate(lead_keys):
         if probe.key in key:
-            return 1.0 - position / len(view.lead_keys)
+            return 1.0 - position / len(lead_keys)
     return 0.0
 
+
+# -- categories ----------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class CategoryProbe:
     """A category constraint prepared once per turn."""
 
-    words: tuple[tuple[str, frozenset[str], float], ...]  # stem, its plural forms, weight
+    words: tuple[tuple[str, float], ...]
     total: float
 
 
 def prepare_category(constraint: Constraint) -> CategoryProbe:
     words: dict[str, float] = constraint.data.get("words", {})
-    return CategoryProbe(tuple((w, word_forms(w), weight) for w, weight in words.items()), sum(words.values()))
+    return CategoryProbe(tuple(words.items()), sum(words.values()))
 
 
-def category_match(probe: CategoryProbe, view: ProductView) -> float:
-    """Share of the category words in the product's category path (in its text, a little)."""
+def category_match(probe: CategoryProbe, batch: Batch) -> np.ndarray:
+    """Share of the category words in each product's category path (in its text, a little)."""
+    score = np.zeros(len(batch))
     if not probe.total:
-        return 0.0
-    score = 0.0
-    for word, forms, weight in probe.words:
-        if word in view.category_stems:
-            score += weight
-        elif not view.words.isdisjoint(forms):
-            score += 0.3 * weight
+        return score
+    for word, weight in probe.words:
+        score += np.where(batch.in_category[word], weight, np.where(batch.has[word], 0.3 * weight, 0.0))
     return score / probe.total
 
 
-ViewCheck = Callable[[ProductView], float]
+# -- attribute values and rejections ---------------------------------------------
+
+Check = Callable[[Batch], np.ndarray]
+_LISTED = {"size": "sizes", "width": "sizes", "use_case": "use_cases", "style": "styles", "fit": "styles"}
 
 
-def value_check(constraint: Constraint) -> ViewCheck:
-    """How a product meets one attribute constraint, as a function prepared once per turn:
-    1 shown, < 0 contradicted, 0 unknown, a share for partly matching words."""
+@dataclass(frozen=True, slots=True)
+class PreparedCheck:
+    check: Check
+    stems: tuple[str, ...]  # the words it asks Batch.has about
+
+
+def value_check(constraint: Constraint) -> PreparedCheck:
+    """How each product meets one attribute constraint: 1 shown, < 0 contradicted, 0 unknown,
+    a share for partly matching words."""
     facet, value = constraint.data.get("facet"), constraint.value
     if facet == "color":
-        return lambda view: _listed(value, view.attributes.colors, soft_violation=0.3)
+        return PreparedCheck(lambda b: _listed(b, "colors", value, soft_violation=0.3), ())
     if facet == "material":
-        return lambda view: _listed(value, view.material_names, soft_violation=0.5)
+        return PreparedCheck(lambda b: _listed(b, "materials", value, soft_violation=0.5), ())
     if facet == "department":
         accepted = accepted_departments(value)
-        return lambda view: (1.0 if view.attributes.department in accepted else -1.0) if view.attributes.department else 0.0
+        return PreparedCheck(lambda b: _known_code(b, "department", np.where(b.code_is("department", accepted), 1.0, -1.0)), ())
     if facet == "closure":
-        return lambda view: 0.0 if not view.attributes.closure else (1.0 if view.attributes.closure == value else -0.3)
+        return PreparedCheck(lambda b: _known_code(b, "closure", np.where(b.code_is("closure", (value,)), 1.0, -0.3)), ())
     if facet == "brand":
-        wanted = value.lower()
-        return lambda view: 1.0 if wanted in ((view.attributes.brand or "").lower(), view.product.store.lower()) else -0.5
-    words_present = _words_present_check(value)
-    listed = {"size": "sizes", "width": "sizes", "use_case": "use_cases", "style": "styles", "fit": "styles"}.get(facet)
+        return PreparedCheck(lambda b: np.where(_brand_is(b, value), 1.0, -0.5), ())
+    stems = value_words(value)
+    listed = _LISTED.get(facet)
     if listed is None:
-        return words_present
-    return lambda view: 1.0 if value in getattr(view.attributes, listed) else words_present(view)
+        return PreparedCheck(lambda b: _words_present(b, stems), stems)
+    return PreparedCheck(lambda b: np.where(b.listed(listed, value), 1.0, _words_present(b, stems)), stems)
+
+
+def value_words(value: str) -> tuple[str, ...]:
+    return tuple(stem(t) for t in tokens(value) if t not in STOPWORDS)
 
 
 @lru_cache(maxsize=64)
@@ -140,46 +209,59 @@ def accepted_departments(wanted: str) -> frozenset[str]:
     return _accepted_departments(wanted)
 
 
-def _listed(value: str, listed: tuple[str, ...], soft_violation: float) -> float:
-    if value in listed:
-        return 1.0
-    return -soft_violation if listed else 0.0
+def _listed(batch: Batch, facet: str, value: str, soft_violation: float) -> np.ndarray:
+    return np.where(batch.listed(facet, value), 1.0, np.where(batch.lists_any(facet), -soft_violation, 0.0))
 
 
-def _words_present_check(value: str) -> ViewCheck:
-    """Share of the value's words the product's text uses."""
-    forms = [word_forms(stem(t)) for t in tokens(value) if t not in STOPWORDS]
-    if not forms:
-        return lambda view: 0.0
-    return lambda view: sum(1 for f in forms if not view.words.isdisjoint(f)) / len(forms)
+def _known_code(batch: Batch, facet: str, matched: np.ndarray) -> np.ndarray:
+    return np.where(batch.code(facet) >= 0, matched, 0.0)
 
 
-def budget_match(constraint: Constraint, view: ProductView) -> float:
-    price = view.price
-    if price is None:
-        return 0.0
+def _brand_is(batch: Batch, value: str) -> np.ndarray:
+    wanted = (value.lower(),)
+    return batch.code_is("brand_key", wanted) | batch.code_is("store_key", wanted)
+
+
+def _words_present(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
+    """Share of the value's words each product's text uses."""
+    if not stems:
+        return np.zeros(len(batch))
+    count = np.zeros(len(batch))
+    for word in stems:
+        count += batch.has[word]
+    return count / len(stems)
+
+
+def rejection_check(facet: str, value: str) -> PreparedCheck:
+    """Does each product have a value the shopper turned down?"""
+    listed = {"color": "colors", "material": "materials", "use_case": "use_cases", "style": "styles",
+              "size": "sizes"}.get(facet)
+    if listed is not None:
+        return PreparedCheck(lambda b: b.listed(listed, value), ())
+    if facet in ("department", "closure"):
+        return PreparedCheck(lambda b: b.code_is(facet, (value,)), ())
+    if facet == "brand":
+        return PreparedCheck(lambda b: _brand_is(b, value), ())
+    word = stem(value)
+    return PreparedCheck(lambda b: b.has[word], (word,))
+
+
+# -- budget --------------------------------------------------------------------
+
+def budget_match(constraint: Constraint, batch: Batch) -> np.ndarray:
+    price = batch.features.price[batch.rows]
+    known = ~np.isnan(price)
     low, high, target = constraint.data.get("min"), constraint.data.get("max"), constraint.data.get("target")
     if target is not None:
         # Closeness on a log scale: $29.99 vs $30 is a match, $60 vs $30 is not.
-        return math.exp(-abs(math.log(max(price, 0.01) / max(target, 0.01))) / 0.1)
-    if high is not None and price > high:
-        return -min(1.0, (price - high) / max(high, 1.0) * 4 + 0.3)
-    if low is not None and price < low:
-        return -min(1.0, (low - price) / max(low, 1.0) * 4 + 0.3)
-    return 1.0
-
-
-def rejection_check(facet: str, value: str) -> Callable[[ProductView], bool]:
-    """Does a product have a value the shopper turned down? Prepared once per turn."""
-    listed = {"color": "colors", "use_case": "use_cases", "style": "styles", "size": "sizes"}.get(facet)
-    if listed is not None:
-        return lambda view: value in getattr(view.attributes, listed)
-    if facet == "material":
-        return lambda view: value in view.material_names
-    if facet in ("department", "closure"):
-        return lambda view: getattr(view.attributes, facet) == value
-    if facet == "brand":
-        wanted = value.lower()
-        return lambda view: wanted in ((view.attributes.brand or "").lower(), view.product.store.lower())
-    forms = word_forms(stem(value))
-    return lambda view: not view.words.isdisjoint(forms)
+        ratio = np.maximum(np.where(known, price, 1.0), 0.01) / max(target, 0.01)
+        return np.where(known, np.exp(-np.abs(np.log(ratio)) / 0.1), 0.0)
+    match = np.ones(len(batch))
+    with np.errstate(invalid="ignore"):
+        if low is not None:
+            under = price < low
+            match = np.where(under, -np.minimum(1.0, (low - price) / max(low, 1.0) * 4 + 0.3), match)
+        if high is not None:
+            over = price > high
+            match = np.where(over, -np.minimum(1.0, (price - high) / max(high, 1.0) * 4 + 0.3), match)
+    return np.where(known, match, 0.0)

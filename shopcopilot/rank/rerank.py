@@ -1,22 +1,26 @@
 """rerank: candidates -> products ordered by the evidence they offer for the state.
 
 Hard constraints dominate soft ones; popularity and rating only break ties; the
-profile is a weak prior. The state is read once per turn into a `Requirements`
-value so scoring a candidate is a handful of set and substring tests.
+profile is a weak prior. The state is read once per turn into `Requirements`,
+then every evidence term is computed for all candidates at once, as columns.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..state.model import Constraint, ShoppingState
 from .evidence import (
-    CategoryProbe, FragmentProbe, ViewCheck, budget_match, category_match, fragment_match, prepare_category,
-    prepare_fragments, prominence, rejection_check, value_check,
+    Batch, CategoryProbe, PreparedCheck, budget_match, category_match, exact_phrase, fragment_coverage,
+    fragment_words, prepare_category, prepare_fragments, prominence, rejection_check, value_check,
 )
-from .view import ProductView
+from .features import FeatureStore
 
 LEVEL_WEIGHT = {"hard": 1.0, "goal": 0.8, "soft": 0.6}
+PARTS = ("category", "fragments", "values", "budget", "rejected", "lexical", "popularity", "rating", "profile")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,7 @@ class RankWeights:
 class Scored:
     parent_asin: str
     score: float
+    row: int = -1  # its row in the feature store
     parts: dict[str, float] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
 
@@ -47,88 +52,132 @@ class Requirements:
     """The active state, read once per turn."""
 
     categories: tuple[CategoryProbe, ...]
-    values: tuple[tuple[Constraint, ViewCheck, float], ...]  # with its check and level weight
+    values: tuple[tuple[Constraint, PreparedCheck, float], ...]  # with its check and level weight
     budgets: tuple[Constraint, ...]
-    rejections: tuple[ViewCheck, ...]
-    probes: tuple[tuple[FragmentProbe, float], ...]  # with its level weight
+    rejections: tuple[PreparedCheck, ...]
     critical_rater: bool
 
+    def stems(self) -> set[str]:
+        words = {word for probe in self.categories for word, _ in probe.words}
+        words.update(s for _, check, _ in self.values for s in check.stems)
+        words.update(s for check in self.rejections for s in check.stems)
+        return words
 
-def requirements(state: ShoppingState, views: list[ProductView]) -> Requirements:
+
+def requirements(state: ShoppingState) -> Requirements:
     active = state.active()
+    rejected = dict.fromkeys((r.attribute, r.value) for r in state.rejected)
     return Requirements(
         categories=tuple(prepare_category(c) for c in active if c.attribute == "category"),
         values=tuple((c, value_check(c), LEVEL_WEIGHT.get(c.level, 0.6))
                      for c in active if c.attribute not in ("category", "budget")),
         budgets=tuple(c for c in active if c.attribute == "budget"),
-        rejections=tuple(rejection_check(facet, value)
-                         for facet, value in dict.fromkeys((r.attribute, r.value) for r in state.rejected)),
-        probes=tuple((p, LEVEL_WEIGHT.get(p.level, 0.6)) for p in prepare_fragments(state.active_fragments(), views)),
+        rejections=tuple(rejection_check(facet, value) for facet, value in rejected),
         critical_rater=str(state.profile.get("rating_style", "")).lower() in ("critical", "mixed"),
     )
 
 
+@dataclass(slots=True)
+class Columns:
+    """Every evidence term for every candidate (one array each, in PARTS order)."""
+
+    parts: dict[str, np.ndarray]
+    exact: list[np.ndarray]  # per fragment probe: which candidates quote it word for word
+    category: list[np.ndarray]  # per category probe
+    values: list[np.ndarray]  # per value constraint
+    budgets: list[np.ndarray]  # per budget constraint
+
+    @property
+    def total(self) -> np.ndarray:
+        p = self.parts
+        tie_breaks = p["lexical"] + p["popularity"] + p["rating"] + p["profile"]
+        return p["category"] + p["fragments"] + p["values"] + p["budget"] + p["rejected"] + tie_breaks
+
+
 def rerank(
     state: ShoppingState,
-    views: dict[str, ProductView],
-    lexical: dict[str, float],
+    features: FeatureStore,
+    lexical: Mapping[str, float],
     weights: RankWeights = RankWeights(),
     explain_top: int = 10,
     exclude: frozenset[str] | set[str] = frozenset(),
 ) -> list[Scored]:
-    """Candidates scored and sorted, without `exclude` (already shown); the first `explain_top`
-    carry their evidence and parts. Excluded products still count in the word statistics."""
-    needs = requirements(state, list(views.values()))
+    """The candidates (the keys of `lexical`, with their lexical scores) scored and sorted, without
+    `exclude` (already shown); the first `explain_top` carry their evidence and parts. Excluded
+    products still count in the word statistics."""
+    rows = features.rows(lexical)
+    needs = requirements(state)
+    fragments = state.active_fragments()
+    stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
+    batch = Batch(features, rows, stems, {word for probe in needs.categories for word, _ in probe.words})
+    probes = prepare_fragments(fragments, batch)
     top_lexical = max(lexical.values(), default=0.0) or 1.0
-    scored = [score_view(needs, view, lexical.get(asin, 0.0) / top_lexical, weights, explain=False)
-              for asin, view in views.items() if asin not in exclude]
-    scored.sort(key=lambda s: (-s.score, s.parent_asin))
-    for index, item in enumerate(scored[:explain_top]):
-        scored[index] = score_view(needs, views[item.parent_asin], lexical.get(item.parent_asin, 0.0) / top_lexical,
-                                   weights, explain=True)
-    return scored
+    lexical_score = np.array([lexical[features.asins[r]] for r in rows.tolist()]) / top_lexical
+    columns = score_columns(needs, probes, batch, lexical_score, weights)
+    return _ranked(features, rows, columns, needs, probes, explain_top, exclude)
 
 
-def score_view(needs: Requirements, view: ProductView, lexical: float, w: RankWeights, explain: bool = True) -> Scored:
-    """The evidence score of one product; with `explain`, also its parts and what it matched."""
-    evidence: list[str] = []
-    category = 0.0
-    for probe in needs.categories:
-        match = category_match(probe, view)
+def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray, w: RankWeights) -> Columns:
+    features, rows, n = batch.features, batch.rows, len(batch)
+    category_matches = [category_match(probe, batch) for probe in needs.categories]
+    category = np.zeros(n)
+    for match in category_matches:
         category += w.category * match
-        if explain and match >= 0.99:
-            evidence.append(f"in {view.attributes.leaf or 'the category'}")
-    fragments = 0.0
-    for probe, strength in needs.probes:
-        coverage, exact = fragment_match(probe, view)
-        if exact:
-            fragments += w.fragment_exact * strength + w.prominence * prominence(probe, view)
-            if explain:
-                evidence.append(f'"{_short(probe.text)}"')
-        else:
-            fragments += w.fragment_partial * strength * coverage
-    values = 0.0
-    for constraint, check, strength in needs.values:
-        match = check(view)
+    exact_matches, fragments = [], np.zeros(n)
+    for probe in probes:
+        strength = LEVEL_WEIGHT.get(probe.level, 0.6)
+        exact = exact_phrase(probe, batch)
+        lead = np.array([prominence(probe, features, r) if e else 0.0 for r, e in zip(rows.tolist(), exact)])
+        fragments += np.where(exact, w.fragment_exact * strength + w.prominence * lead,
+                              w.fragment_partial * strength * fragment_coverage(probe, batch))
+        exact_matches.append(exact)
+    value_matches, values = [], np.zeros(n)
+    for _, check, strength in needs.values:
+        match = check.check(batch)
         values += w.value * strength * match
-        if explain and match > 0.5:
-            evidence.append(constraint.value)
-    budget = 0.0
-    for constraint in needs.budgets:
-        match = budget_match(constraint, view)
+        value_matches.append(match)
+    budget_matches = [budget_match(c, batch) for c in needs.budgets]
+    budget = np.zeros(n)
+    for match in budget_matches:
         budget += w.budget * match
-        if explain and match > 0.5 and view.price is not None:
-            evidence.append(f"${view.price:g} fits {constraint.value}")
-    rejected = -w.rejected * sum(1 for has_rejected in needs.rejections if has_rejected(view))
-    rating = view.product.average_rating
-    tie_breaks = (w.lexical * lexical, w.popularity * view.popularity, w.rating * ((rating or 3.5) - 3.5) / 1.5,
-                  w.profile * (rating - 4.0) if (needs.critical_rater and rating is not None) else 0.0)
-    total = category + fragments + values + budget + rejected + sum(tie_breaks)
-    if not explain:
-        return Scored(view.parent_asin, total)
-    parts = dict(zip(("category", "fragments", "values", "budget", "rejected", "lexical", "popularity", "rating",
-                      "profile"), (category, fragments, values, budget, rejected, *tie_breaks)))
-    return Scored(view.parent_asin, total, {k: v for k, v in parts.items() if v}, evidence)
+    rejected_count = np.zeros(n)
+    for check in needs.rejections:
+        rejected_count += check.check(batch)
+    rating = features.rating[rows]
+    usual_rating = np.where(np.isnan(rating) | (rating == 0), 3.5, rating)
+    profile = (w.profile * np.nan_to_num(rating - 4.0)) if needs.critical_rater else np.zeros(n)
+    parts = dict(zip(PARTS, (
+        category, fragments, values, budget, -w.rejected * rejected_count, w.lexical * lexical,
+        w.popularity * features.popularity[rows], w.rating * (usual_rating - 3.5) / 1.5, profile,
+    )))
+    return Columns(parts, exact_matches, category_matches, value_matches, budget_matches)
+
+
+def _ranked(features: FeatureStore, rows: np.ndarray, columns: Columns, needs: Requirements, probes,
+            explain_top: int, exclude) -> list[Scored]:
+    total = columns.total
+    keep = np.array([features.asins[r] not in exclude for r in rows.tolist()], dtype=bool)
+    positions = np.flatnonzero(keep)
+    # Best score first; equal scores in id order, so results never depend on retrieval order.
+    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))]
+    ranked = [Scored(features.asins[rows[i]], float(total[i]), int(rows[i])) for i in order.tolist()]
+    for item, i in zip(ranked[:explain_top], order.tolist()):
+        _explain(item, i, features, columns, needs, probes)
+    return ranked
+
+
+def _explain(item: Scored, i: int, features: FeatureStore, columns: Columns, needs: Requirements, probes) -> None:
+    """Fill in the parts and the evidence one product matched, for its reason and the trace."""
+    item.parts = {name: float(column[i]) for name, column in columns.parts.items() if column[i]}
+    evidence = item.evidence
+    leaf = features.code_name("leaf", item.row)
+    evidence.extend(f"in {leaf or 'the category'}" for match in columns.category if match[i] >= 0.99)
+    evidence.extend(f'"{_short(probe.text)}"' for probe, exact in zip(probes, columns.exact) if exact[i])
+    evidence.extend(c.value for (c, _, _), match in zip(needs.values, columns.values) if match[i] > 0.5)
+    price = features.price[item.row]
+    if not np.isnan(price):
+        evidence.extend(f"${float(price):g} fits {c.value}"
+                        for c, match in zip(needs.budgets, columns.budgets) if match[i] > 0.5)
 
 
 def _short(text: str, limit: int = 48) -> str:
