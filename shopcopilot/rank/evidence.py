@@ -132,13 +132,19 @@ def exact_phrase(probe: FragmentProbe, batch: Batch) -> np.ndarray:
                        dtype=bool, count=len(batch))
 
 
-def prominence(probe: FragmentProbe, features: FeatureStore, row: int) -> float:
-    """1.0 when the requirement is the product's first feature line, less further down, 0 if absent."""
-    lead_keys = features.lead_keys(row)
-    for position, key in enumerate(lead_keys):
-        if probe.key in key:
-            return 1.0 - position / len(lead_keys)
-    return 0.0
+def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndarray:
+    """Per candidate quoting the fragment: 1.0 when it is the product's first feature line,
+    less further down, 0 if not among the lead lines."""
+    features, key = batch.features, probe.key.encode("ascii", "replace")
+    lead, ptr = features.lead, features.lead_ptr
+    out = np.zeros(len(batch))
+    for position in np.flatnonzero(exact).tolist():
+        row = int(batch.rows[position])
+        start, end = int(ptr[row]), int(ptr[row + 1])
+        found = lead.find(key, start, end)
+        if found >= 0:  # lead lines are NUL-separated: the line number is the NULs before the hit
+            out[position] = 1.0 - lead.count(b"\x00", start, found) / (lead.count(b"\x00", start, end) + 1)
+    return out
 
 
 # -- categories ----------------------------------------------------------------

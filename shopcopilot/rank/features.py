@@ -134,17 +134,13 @@ class FeatureStore:
     def text_of(self, row: int) -> str:
         return self.text[self.text_ptr[row] : self.text_ptr[row + 1]].decode("ascii")
 
-    def lead_keys(self, row: int) -> list[str]:
-        chunk = self.lead[self.lead_ptr[row] : self.lead_ptr[row + 1]].decode("ascii")
-        return chunk.split(_FIELD_BREAK) if chunk else []
-
     def code_name(self, facet: str, row: int) -> str | None:
         code = int(self.codes[facet][row])
         return self.value_names[code] if code >= 0 else None
 
     def facets(self, row: int) -> Facets:
-        names = self.value_names
-        listed = {facet: tuple(names[i] for i in self.lists[facet].row(row)) for facet in LIST_FACETS}
+        names = self.value_names.__getitem__
+        listed = {facet: tuple(map(names, self.lists[facet].row(row).tolist())) for facet in LIST_FACETS}
         price = float(self.price[row])
         return Facets(
             **listed,

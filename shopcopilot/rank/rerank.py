@@ -127,7 +127,7 @@ def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray
     for probe in probes:
         strength = LEVEL_WEIGHT.get(probe.level, 0.6)
         exact = exact_phrase(probe, batch)
-        lead = np.array([prominence(probe, features, r) if e else 0.0 for r, e in zip(rows.tolist(), exact)])
+        lead = prominence(probe, batch, exact)
         fragments += np.where(exact, w.fragment_exact * strength + w.prominence * lead,
                               w.fragment_partial * strength * fragment_coverage(probe, batch))
         exact_matches.append(exact)
@@ -156,12 +156,14 @@ def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray
 def _ranked(features: FeatureStore, rows: np.ndarray, columns: Columns, needs: Requirements, probes,
             explain_top: int, exclude) -> list[Scored]:
     total = columns.total
-    keep = np.array([features.asins[r] not in exclude for r in rows.tolist()], dtype=bool)
-    positions = np.flatnonzero(keep)
+    asins = features.asins
+    excluded = [position for position, row in enumerate(rows.tolist()) if asins[row] in exclude] if exclude else []
+    positions = np.delete(np.arange(len(rows)), excluded)
     # Best score first; equal scores in id order, so results never depend on retrieval order.
-    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))]
-    ranked = [Scored(features.asins[rows[i]], float(total[i]), int(rows[i])) for i in order.tolist()]
-    for item, i in zip(ranked[:explain_top], order.tolist()):
+    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))].tolist()
+    ranked_rows, scores = rows[order].tolist(), total[order].tolist()
+    ranked = [Scored(asins[row], score, row) for row, score in zip(ranked_rows, scores)]
+    for item, i in zip(ranked[:explain_top], order):
         _explain(item, i, features, columns, needs, probes)
     return ranked
 
