@@ -127,9 +127,17 @@ def fragment_coverage(probe: FragmentProbe, batch: Batch) -> np.ndarray:
 def exact_phrase(probe: FragmentProbe, batch: Batch) -> np.ndarray:
     """Per candidate: does its text contain the fragment word for word?"""
     features, key = batch.features, probe.key.encode("ascii", "replace")
-    text, ptr = features.text, features.text_ptr
-    return np.fromiter((text.find(key, ptr[r], ptr[r + 1]) >= 0 for r in batch.rows.tolist()),
-                       dtype=bool, count=len(batch))
+    text, ptr, rows = features.text, features.text_ptr, batch.rows
+    # Only a product using every word of the fragment can quote it (a word's plural forms
+    # include the word itself), so the substring test runs on those alone.
+    possible = np.ones(len(batch), dtype=bool)
+    for word in probe.weights:
+        possible &= batch.has[word]
+    out = np.zeros(len(batch), dtype=bool)
+    for position in np.flatnonzero(possible).tolist():
+        row = int(rows[position])
+        out[position] = text.find(key, ptr[row], ptr[row + 1]) >= 0
+    return out
 
 
 def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ POPULARITY_SCALE = math.log1p(100_000)
 SLICE_ROWS = 5_000
 PARALLEL_MIN_ROWS = 20_000
 MAX_WORKERS = 4
+FACETS_CACHE = 100_000
 
 # A whole product is tokenised in one pass as bytes: fields joined by a NUL byte, every byte
 # that is not [a-z0-9] (state.text.tokens' token) turned into a space, non-ASCII first into "?".
@@ -114,6 +115,7 @@ class FeatureStore:
     row_of: dict[str, int] = field(default_factory=dict)
     value_id: dict[str, int] = field(default_factory=dict)
     asin_order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _facets: dict[int, Facets] = field(default_factory=dict)  # a session asks about the same products again
 
     def __post_init__(self) -> None:
         self.row_of = {asin: row for row, asin in enumerate(self.asins)}
@@ -139,6 +141,14 @@ class FeatureStore:
         return self.value_names[code] if code >= 0 else None
 
     def facets(self, row: int) -> Facets:
+        if (cached := self._facets.get(row)) is not None:
+            return cached
+        if len(self._facets) >= FACETS_CACHE:
+            self._facets.clear()
+        self._facets[row] = facets = self._decode_facets(row)
+        return facets
+
+    def _decode_facets(self, row: int) -> Facets:
         names = self.value_names.__getitem__
         listed = {facet: tuple(map(names, self.lists[facet].row(row).tolist())) for facet in LIST_FACETS}
         price = float(self.price[row])

@@ -56,6 +56,7 @@ class Lexicon:
         self._brands = _brand_table(brands)
         self._brand_keys = sorted(self._brands)
         self._longest_brand = max((len(k.split()) for k in self._brands), default=0)
+        self._brand_first_words = frozenset(k.split(" ")[0] for k in self._brands)
         self._spelling = SpellFixer(_known_words(self.category_idf, category_paths, self._brands), catalog_words)
 
     def fix_spelling(self, text: str) -> str:
@@ -72,6 +73,9 @@ class Lexicon:
         spans = [m.span() for m in re.finditer(r"[a-z0-9][a-z0-9&'.-]*", text.lower())]
         hits, index = [], 0
         while index < len(spans):
+            if text[spans[index][0]:spans[index][1]].lower() not in self._brand_first_words:
+                index += 1  # most words start no store name
+                continue
             for width in range(min(self._longest_brand, len(spans) - index), 0, -1):
                 start, end = spans[index][0], spans[index + width - 1][1]
                 name = " ".join(text[a:b].lower() for a, b in spans[index:index + width])
