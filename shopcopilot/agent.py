@@ -7,6 +7,7 @@ Sessions are isolated ShoppingState values; every stage emits a trace event.
 
 from __future__ import annotations
 
+import gc
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,12 +48,14 @@ class Agent:
         self.features = load_or_build(self.index.store, self.index.path)
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
+        _out_of_gc_reach()
         # Load what the first turn would otherwise wait for, without delaying start-up.
         threading.Thread(target=self._warm_up, name="agent-warm-up", daemon=True).start()
 
     def _warm_up(self) -> None:
         self.index.store.asins_for_rows([])  # the row -> id map every search uses
         is_english("warm")  # the spelling guard's dictionary
+        _out_of_gc_reach()
 
     def with_settings(self, settings: AgentSettings) -> Agent:
         """A sibling agent sharing this one's index and caches (ablations, tuning); no sessions."""
@@ -160,6 +163,13 @@ class Agent:
             if session_id not in self._sessions:
                 self._sessions[session_id] = ShoppingState()
             return self._sessions[session_id]
+
+
+def _out_of_gc_reach() -> None:
+    """Move everything loaded so far (index, lexicon, dictionary: millions of objects that live as
+    long as the process) out of the cyclic garbage collector's full passes, which would otherwise
+    stall a turn for 100 ms every so often."""
+    gc.freeze()
 
 
 def _record_turn(state: ShoppingState, turn: int, decision, shown_ids: list[str]) -> None:
