@@ -86,7 +86,7 @@ class Agent:
         tracer = Tracer(on_event)
         state, diff = self._understand(tracer, state, str(user_message or ""), turn, top_k)
         candidates = self._retrieve(tracer, state)
-        ranked = self._rerank(tracer, state, candidates)
+        ranked = self._rerank(tracer, state, candidates, top_k)
         decision = self._decide(tracer, state, ranked, turn, top_k)
         response = self._respond(tracer, state, ranked, decision, turn)
         with self._lock:
@@ -109,12 +109,14 @@ class Agent:
             event.summary = f"{len(candidates.scores)} candidates (window {candidates.window})"
         return candidates
 
-    def _rerank(self, tracer: Tracer, state: ShoppingState, candidates):
+    def _rerank(self, tracer: Tracer, state: ShoppingState, candidates, top_k: int):
         with tracer.stage("rerank") as event:
             seen = set(state.shown_this_epoch())
-            ranked = rerank(state, self.features, candidates.scores, self.settings.ranking, exclude=seen)
+            # Only the products a question, a reply or the trace can use are kept.
+            keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
+            ranked = rerank(state, self.features, candidates.scores, self.settings.ranking, exclude=seen, limit=keep)
             event.output = _rerank_output(candidates.ids(), ranked)
-            event.summary = f"{len(ranked)} ranked, {len(seen)} already shown this epoch"
+            event.summary = f"best {len(ranked)} kept, {len(seen)} already shown this epoch"
         return ranked
 
     def _decide(self, tracer: Tracer, state: ShoppingState, ranked, turn: int, top_k: int):
@@ -165,6 +167,9 @@ class Agent:
             return self._sessions[session_id]
 
 
+EXPLAINED = 10  # top products whose evidence the trace shows
+
+
 def _out_of_gc_reach() -> None:
     """Move everything loaded so far (index, lexicon, dictionary: millions of objects that live as
     long as the process) out of the cyclic garbage collector's full passes, which would otherwise
@@ -198,7 +203,7 @@ def _summarise_diff(diff) -> str:
 
 def _rerank_output(lexical_order: list[str], ranked) -> dict[str, Any]:
     before = {asin: i for i, asin in enumerate(lexical_order)}
-    top = ranked[:10]
+    top = ranked[:EXPLAINED]
     return {
         "moves": [{"parent_asin": s.parent_asin, "from": before.get(s.parent_asin, -1) + 1, "to": i + 1}
                   for i, s in enumerate(top)],

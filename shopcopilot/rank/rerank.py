@@ -101,10 +101,11 @@ def rerank(
     weights: RankWeights = RankWeights(),
     explain_top: int = 10,
     exclude: frozenset[str] | set[str] = frozenset(),
+    limit: int | None = None,
 ) -> list[Scored]:
     """The candidates (the keys of `lexical`, with their lexical scores) scored and sorted, without
-    `exclude` (already shown); the first `explain_top` carry their evidence and parts. Excluded
-    products still count in the word statistics."""
+    `exclude` (already shown), the best `limit` of them (None: all); the first `explain_top` carry
+    their evidence and parts. Excluded products still count in the word statistics."""
     rows = features.rows(lexical)
     needs = requirements(state)
     fragments = state.active_fragments()
@@ -114,7 +115,7 @@ def rerank(
     top_lexical = max(lexical.values(), default=0.0) or 1.0
     lexical_score = np.array([lexical[features.asins[r]] for r in rows.tolist()]) / top_lexical
     columns = score_columns(needs, probes, batch, lexical_score, weights)
-    return _ranked(features, rows, columns, needs, probes, explain_top, exclude)
+    return _ranked(features, rows, columns, needs, probes, explain_top, exclude, limit)
 
 
 def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray, w: RankWeights) -> Columns:
@@ -154,13 +155,13 @@ def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray
 
 
 def _ranked(features: FeatureStore, rows: np.ndarray, columns: Columns, needs: Requirements, probes,
-            explain_top: int, exclude) -> list[Scored]:
+            explain_top: int, exclude, limit: int | None) -> list[Scored]:
     total = columns.total
     asins = features.asins
     excluded = [position for position, row in enumerate(rows.tolist()) if asins[row] in exclude] if exclude else []
     positions = np.delete(np.arange(len(rows)), excluded)
     # Best score first; equal scores in id order, so results never depend on retrieval order.
-    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))].tolist()
+    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))][:limit].tolist()
     ranked_rows, scores = rows[order].tolist(), total[order].tolist()
     ranked = [Scored(asins[row], score, row) for row, score in zip(ranked_rows, scores)]
     for item, i in zip(ranked[:explain_top], order):

@@ -18,6 +18,7 @@ from rapidfuzz.distance import OSA
 
 from .text import stem
 
+MAX_CANDIDATES = 8
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
@@ -25,8 +26,13 @@ class SpellFixer:
     """`targets`: words worth correcting towards; `known`: every word left alone (the catalog's own)."""
 
     def __init__(self, targets: Iterable[str], known: Iterable[str] = ()) -> None:
-        self._choices = sorted({w.lower() for w in targets if len(w) >= 3 and w.isalpha()})
-        self._known = frozenset(self._choices) | frozenset(w.lower() for w in known)
+        choices = sorted({w.lower() for w in targets if len(w) >= 3 and w.isalpha()})
+        # By length: a word `limit` edits away is at most `limit` letters longer or shorter,
+        # so each lookup scans a few lengths instead of every choice.
+        self._by_length: dict[int, list[str]] = {}
+        for choice in choices:
+            self._by_length.setdefault(len(choice), []).append(choice)
+        self._known = frozenset(choices) | frozenset(w.lower() for w in known)
         self._cache: dict[str, str] = {}
 
     def fix(self, text: str) -> str:
@@ -44,7 +50,15 @@ class SpellFixer:
     def _closest(self, word: str) -> str:
         limit = 1 if len(word) < 8 else 2
         # OSA distance: a swapped pair of letters ("slevee") is one edit, as people type.
-        found = process.extract(word, self._choices, scorer=OSA.distance, score_cutoff=limit, limit=8)
+        found = sorted(
+            (choice, distance)
+            for length in range(len(word) - limit, len(word) + limit + 1)
+            for choice, distance, _ in process.extract(
+                word, self._by_length.get(length, ()), scorer=OSA.distance, score_cutoff=limit, limit=MAX_CANDIDATES
+            )
+        )
+        # The closest MAX_CANDIDATES, alphabetical among equals.
+        found = sorted(found, key=lambda f: f[1])[:MAX_CANDIDATES]
         if not found:
             return ""
         # Ties go to a word with the same first letter, then the longer one: people drop letters
