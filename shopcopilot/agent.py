@@ -45,7 +45,7 @@ class Agent:
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = lexicon_from_store(self.index.store, self.index.path)
-        self.features = load_or_build(self.index.store, self.index.path)
+        self.features = load_or_build(self.index.store, self.index.path, progress=progress)
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
         _out_of_gc_reach()

@@ -10,6 +10,7 @@ candidates' rows (see `gather`), and the reranker works on whole columns.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import multiprocessing
@@ -30,10 +31,11 @@ from rich.progress import Progress
 from ..catalog.attributes import Attributes
 from ..catalog.product import Product
 from ..index.store import stored_json_rows
+from ..state import lexicon as lexicon_module
+from ..state import text as text_module
 from ..state.lexicon import path_stems
 
-FEATURES_VERSION = 1  # bump when what is stored, or how it is computed, changes
-FEATURES_FILE = f"rank-features-v{FEATURES_VERSION}.pkl"
+FEATURES_PREFIX = "rank-features-"
 # Sellers put a product's main selling points first; a requirement met there is met prominently.
 LEAD_FEATURES = 4
 LIST_FACETS = ("colors", "materials", "sizes", "use_cases", "styles")
@@ -132,9 +134,6 @@ class FeatureStore:
         """Rows of the known ids, in the order given (unknown ids are skipped)."""
         row_of = self.row_of
         return np.array([row_of[a] for a in asins if a in row_of], dtype=np.int64)
-
-    def text_of(self, row: int) -> str:
-        return self.text[self.text_ptr[row] : self.text_ptr[row + 1]].decode("ascii")
 
     def code_name(self, facet: str, row: int) -> str | None:
         code = int(self.codes[facet][row])
@@ -243,7 +242,7 @@ def from_products(pairs: Iterable[tuple[Product, Attributes]]) -> FeatureStore:
 
 def load_or_build(store: Any, folder: Path, progress: bool = False) -> FeatureStore:
     """The features of an index's products, built on first use and saved in its folder."""
-    path = folder / FEATURES_FILE
+    path = folder / f"{FEATURES_PREFIX}{features_version()}.pkl"
     if path.is_file():
         try:
             with path.open("rb") as handle:
@@ -254,7 +253,19 @@ def load_or_build(store: Any, folder: Path, progress: bool = False) -> FeatureSt
             pass  # unreadable or from another build: rebuild below
     features = build_features(store, progress)
     _save(features, path)
+    for stale in folder.glob(f"{FEATURES_PREFIX}*.pkl"):
+        if stale != path:
+            stale.unlink(missing_ok=True)  # from older code: never read again
     return features
+
+
+@lru_cache(maxsize=1)
+def features_version() -> str:
+    """A hash of the code that computes the features: when it changes, saved features are stale."""
+    digest = hashlib.sha256()
+    for module in (__file__, lexicon_module.__file__, text_module.__file__):
+        digest.update(Path(module).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def build_features(store: Any, progress: bool = False) -> FeatureStore:

@@ -1,0 +1,80 @@
+"""The ranking feature store: built once per index (in parallel slices), saved, reloaded, rebuilt."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from shopcopilot.catalog.synth import write_catalog
+from shopcopilot.index import open_index
+from shopcopilot.rank import features as F
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    root = tmp_path_factory.mktemp("features")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
+    write_catalog(root / "catalog.jsonl", size=1200, seed=5)
+    yield open_index(root / "catalog.jsonl", progress=False)
+    mp.undo()
+
+
+def test_gather_returns_each_rows_ids_in_order():
+    ragged = F._ragged([[1, 2], [], [3], [4, 5, 6]])
+    owner, ids = ragged.gather(np.array([3, 0, 1, 2]))
+    assert owner.tolist() == [0, 0, 0, 1, 1, 3]
+    assert ids.tolist() == [4, 5, 6, 1, 2, 3]
+    assert ragged.contains(np.array([0, 1, 3]), [5]).tolist() == [False, False, True]
+
+
+def test_parallel_slices_equal_one_build(index, monkeypatch):
+    whole = F._build_slice((index.store.path, 0, len(index.store)))
+    monkeypatch.setattr(F, "SLICE_ROWS", 250)
+    monkeypatch.setattr(F, "PARALLEL_MIN_ROWS", 0)
+    sliced = F.build_features(index.store)
+    assert sliced.asins == whole.asins == index.store.ids()
+    assert sliced.text == whole.text and sliced.lead == whole.lead
+    words = {i: w for w, i in whole.word_id.items()}
+    sliced_words = {i: w for w, i in sliced.word_id.items()}
+    for row in range(0, len(whole), 37):
+        assert sorted(words[i] for i in whole.words.row(row)) == sorted(sliced_words[i] for i in sliced.words.row(row))
+        assert whole.facets(row) == sliced.facets(row)
+    assert np.array_equal(whole.price, sliced.price, equal_nan=True)
+
+
+def test_facets_are_the_stored_attributes(index):
+    features = F.load_or_build(index.store, index.path)
+    for asin in index.store.ids()[::97]:
+        row = features.row_of[asin]
+        attributes, product = index.store.attributes(asin), index.store.get(asin)
+        facets = features.facets(row)
+        assert facets.colors == attributes.colors and facets.sizes == attributes.sizes
+        assert facets.materials == attributes.material_names and facets.styles == attributes.styles
+        assert facets.department == (attributes.department or None) and facets.leaf == attributes.leaf
+        assert facets.brand == ((attributes.brand or product.store) or None)
+        assert facets.price == product.price
+
+
+def test_saved_features_are_reused_and_a_corrupt_file_is_rebuilt(index):
+    first = F.load_or_build(index.store, index.path)
+    saved = index.path / f"{F.FEATURES_PREFIX}{F.features_version()}.pkl"
+    assert saved.is_file()
+    again = F.load_or_build(index.store, index.path)
+    assert again.asins == first.asins and again.text == first.text
+    saved.write_bytes(b"not a pickle")
+    rebuilt = F.load_or_build(index.store, index.path)
+    assert rebuilt.asins == first.asins
+    with saved.open("rb") as handle:
+        assert pickle.load(handle)["asins"] == first.asins
+
+
+def test_features_from_older_code_are_removed(index):
+    stale = index.path / f"{F.FEATURES_PREFIX}000000000000.pkl"
+    stale.write_bytes(b"old")
+    current = index.path / f"{F.FEATURES_PREFIX}{F.features_version()}.pkl"
+    current.unlink(missing_ok=True)
+    F.load_or_build(index.store, index.path)
+    assert current.is_file() and not stale.exists()
