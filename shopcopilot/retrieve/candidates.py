@@ -19,7 +19,8 @@ class RetrievalSettings:
     # A continuing conversation says earlier pages missed: look deeper each turn.
     window_growth: int = 75
     max_window: int = 600
-    phrase_window: int = 100
+    phrase_window: int = 100  # per quoted requirement
+    max_phrase_hits: int = 300  # all quoted requirements together: bounds the slowest turns
     brand_window: int = 100
     browsing_window_bonus: int = 50
 
@@ -84,7 +85,8 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     # Products quoting the shopper's requirements word for word, in one query.
     phrases = tuple(phrase(f.text, fields=PHRASE_FIELDS) for f in state.active_fragments() if len(tokens(f.text)) >= 2)
     if phrases and settings.phrase_window:
-        for hit in index.search(Query(phrases), limit=settings.phrase_window * len(phrases), filters=filters):
+        limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
+        for hit in index.search(Query(phrases), limit=limit, filters=filters):
             out.scores.setdefault(hit.parent_asin, 0.0)
     return out
 
