@@ -14,11 +14,12 @@ from typing import Any
 
 from .product import Product
 from .vocabulary import (
+    JOIN,
     Measure,
     Mention,
     canonical_size,
-    find_measures,
-    find_mentions,
+    find_measures_in_each,
+    find_mentions_in_each,
     letter_size_range,
     normalize_phrase,
     vocabulary,
@@ -43,6 +44,8 @@ _CLOSURE_KEYS = ("Closure Type", "Closure")
 _SIZE_KEYS = ("Size", "Size Name")
 _STYLE_KEYS = ("Style", "Style Name")
 _BRAND_KEYS = ("Brand", "Brand Name")
+# Every detail field whose words are read (materials are listed apart: their percentages are read too).
+_SCANNED_DETAIL_KEYS = (*_DEPARTMENT_KEYS, *_COLOR_KEYS, *_CLOSURE_KEYS, *_SIZE_KEYS, *_STYLE_KEYS)
 # Package and shipping measures describe the box, not the product.
 _SKIPPED_MEASURE_KEYS = re.compile(r"package|shipping|rank|date|model|upc|asin", re.IGNORECASE)
 
@@ -60,8 +63,10 @@ _WHOLE_PRODUCT_CLOSURES = frozenset(
 _LETTER = r"(?:[Xx]{1,5}[SsLl]|[2-6][Xx][Ll]?|[Xx][Ll]|[SML])"
 # In a range both ends are sizes, so the words ("Small-3XL", "S to X-Large") are safe too.
 _RANGE_END = r"(?:(?:x{1,4}-?|[2-6]x-?)?(?:small|large)|medium|x{1,5}[sl]|[2-6]xl?|xl|[sml])"
+# The lookahead repeats what a range starts with, so that most positions fail on one
+# character test instead of the lookbehind and every alternative: 2x faster, same matches.
 _LETTER_RANGE = re.compile(
-    rf"(?<![\w'’-])({_RANGE_END})\s*(?:-|–|~|to|through)\s*({_RANGE_END})(?![\w-])", re.IGNORECASE
+    rf"(?=[2-6xslm])(?<![\w'’-])({_RANGE_END})\s*(?:-|–|~|to|through)\s*({_RANGE_END})(?![\w-])", re.IGNORECASE
 )
 _TITLE_END_LETTER = re.compile(rf"(?:^|[\s,(/-])({_LETTER})\)?\s*$")
 _LETTER_TOKEN = re.compile(rf"(?<![\w-])({_LETTER})(?![\w-])")
@@ -153,38 +158,73 @@ class Attributes:
 
 def derive(product: Product) -> Attributes:
     """Read a product's canonical attributes (pure and fast: no I/O, precompiled patterns)."""
-    title_mentions = find_mentions(product.title)
-    feature_mentions = [find_mentions(feature) for feature in product.features]
-    category_path = tuple(c for c in product.categories if c.strip().lower() != TOP_CATEGORY)
-    category_mentions = [find_mentions(c) for c in category_path]
     details = product.details
+    category_path = tuple(c for c in product.categories if c.strip().lower() != TOP_CATEGORY)
+    material_texts = _detail_texts(details, _MATERIAL_KEYS)
+    percents = _percent_phrases([*product.features, *material_texts])
+    found = _Mentions(
+        [
+            product.title,
+            *product.features,
+            *category_path,
+            *product.description,
+            *material_texts,
+            *(phrase for _, phrase in percents),
+            *_detail_texts(details, _SCANNED_DETAIL_KEYS),
+        ]
+    )
+    title_mentions = found(product.title)
+    feature_mentions = [found(feature) for feature in product.features]
+    category_mentions = [found(c) for c in category_path]
     return Attributes(
         category_path=category_path,
         leaf=category_path[-1] if category_path else "",
-        department=_department(details, category_mentions, title_mentions),
-        materials=_materials(product, title_mentions, feature_mentions),
-        colors=_colors(product, title_mentions, feature_mentions),
-        sizes=_sizes(product, title_mentions, feature_mentions),
-        closure=_closure(product, feature_mentions, title_mentions),
+        department=_department(details, found, category_mentions, title_mentions),
+        materials=_materials(material_texts, percents, found, title_mentions, feature_mentions),
+        colors=_colors(product, found, title_mentions, feature_mentions),
+        sizes=_sizes(product, found, title_mentions, feature_mentions),
+        closure=_closure(product, found, feature_mentions, title_mentions),
         brand=_brand(product),
         price=product.price,
         dimensions=_dimensions(product),
         use_cases=_values("use_case", title_mentions, *feature_mentions, *category_mentions),
         styles=_values(
-            "style", title_mentions, *_detail_mentions(details, _STYLE_KEYS, "style"), *feature_mentions
+            "style", title_mentions, *_detail_mentions(details, _STYLE_KEYS, found, "style"), *feature_mentions
         ),
     )
 
 
+class _Mentions:
+    """The vocabulary mentions of every text of one product, found in one scan, looked up by text."""
+
+    def __init__(self, texts: list[str]) -> None:
+        unique = list(dict.fromkeys(texts))
+        self._by_text = dict(zip(unique, find_mentions_in_each(unique)))
+
+    def __call__(self, text: str, *attributes: str) -> list[Mention]:
+        """What `find_mentions(text, attributes or None)` returns; the text must be one of those scanned."""
+        mentions = self._by_text[text]
+        if not attributes:
+            return mentions
+        return [m for m in mentions if m.attribute in attributes]
+
+
+def _detail_texts(details: Mapping[str, str], keys: Iterable[str]) -> list[str]:
+    return [value for key in keys if (value := details.get(key))]
+
+
 def _department(
-    details: Mapping[str, str], category_mentions: list[list[Mention]], title_mentions: list[Mention]
+    details: Mapping[str, str],
+    found: _Mentions,
+    category_mentions: list[list[Mention]],
+    title_mentions: list[Mention],
 ) -> str | None:
     # Priority: the seller's department field, then where the catalog files it, then the title.
-    sources = [*_detail_mentions(details, _DEPARTMENT_KEYS, "department"), *category_mentions, title_mentions]
+    sources = [*_detail_mentions(details, _DEPARTMENT_KEYS, found, "department"), *category_mentions, title_mentions]
     for mentions in sources:
-        found = _values("department", mentions)
-        if found:
-            return _one_department(found)
+        found_here = _values("department", mentions)
+        if found_here:
+            return _one_department(found_here)
     return None
 
 
@@ -195,56 +235,55 @@ def _one_department(found: tuple[str, ...]) -> str:
     return found[0]
 
 
+def _percent_phrases(texts: list[str]) -> list[tuple[float, str]]:
+    """("65% Polyester, 35% Cotton") -> [(65.0, " Polyester"), (35.0, " Cotton")]: maybe a material each."""
+    return [
+        (float(match.group(1)), match.group(2))
+        for text in texts
+        if "%" in text
+        for match in _PERCENT_MATERIAL.finditer(text)
+    ]
+
+
 def _materials(
-    product: Product, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
+    material_texts: list[str],
+    percents: list[tuple[float, str]],
+    found: _Mentions,
+    title_mentions: list[Mention],
+    feature_mentions: list[list[Mention]],
 ) -> tuple[MaterialShare, ...]:
     percent_by_name: dict[str, float] = {}
     order: list[str] = []
-    material_texts = [v for k in _MATERIAL_KEYS if (v := product.details.get(k))]
-    for text in [*product.features, *material_texts]:
-        for name, percent in _percent_materials(text):
-            percent_by_name.setdefault(name, percent)
-            order.append(name)
+    for percent, phrase in percents:
+        names = found(phrase, "material")
+        if names and 0 < percent <= 100:
+            percent_by_name.setdefault(names[0].value, percent)
+            order.append(names[0].value)
     for text in material_texts:
-        order.extend(m.value for m in find_mentions(text, ("material",)))
+        order.extend(m.value for m in found(text, "material"))
     order.extend(_values("material", title_mentions, *feature_mentions))
     return tuple(MaterialShare(name, percent_by_name.get(name)) for name in _unique(order))
 
 
-def _percent_materials(text: str) -> list[tuple[str, float]]:
-    """("65% Polyester, 35% Cotton") -> [("polyester", 65.0), ("cotton", 35.0)]."""
-    if "%" not in text:
-        return []
-    found = []
-    for match in _PERCENT_MATERIAL.finditer(text):
-        percent = float(match.group(1))
-        names = find_mentions(match.group(2), ("material",))
-        if names and 0 < percent <= 100:
-            found.append((names[0].value, percent))
-    return found
-
-
 def _colors(
-    product: Product, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
+    product: Product, found: _Mentions, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
 ) -> tuple[str, ...]:
     # The description comes last: it often lists the other colours the product comes in.
-    description = [find_mentions(text, ("color",)) for text in product.description]
-    detail_colors = _detail_mentions(product.details, _COLOR_KEYS, "color")
+    description = [found(text, "color") for text in product.description]
+    detail_colors = _detail_mentions(product.details, _COLOR_KEYS, found, "color")
     return _values("color", title_mentions, *detail_colors, *feature_mentions, *description)
 
 
 def _sizes(
-    product: Product, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
+    product: Product, found: _Mentions, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
 ) -> tuple[str, ...]:
-    detail_sizes = [v for k in _SIZE_KEYS if (v := product.details.get(k))]
     sizes: list[str] = []
-    for text in detail_sizes:
+    for text in _detail_texts(product.details, _SIZE_KEYS):
         if whole := canonical_size(text):  # a size field of just "6" or "XL"
             sizes.append(whole)
         sizes.extend(v for m in _LETTER_TOKEN.finditer(text) if (v := canonical_size(m.group(1))))
-        sizes.extend(m.value for m in find_mentions(text, ("size", "fit", "width")))
-    for text in (product.title, *product.features):
-        sizes.extend(_range_sizes(text))
+        sizes.extend(m.value for m in found(text, "size", "fit", "width"))
+    sizes.extend(_range_sizes([product.title, *product.features]))
     if (last := _TITLE_END_LETTER.search(product.title)) and (value := canonical_size(last.group(1))):
         sizes.append(value)  # "... Blouse T-Shirt L": listings name the variant's size last
     # Bare "large", "wide", "tall" say little in prose ("large pockets", "wide waistband"):
@@ -269,21 +308,25 @@ def _is_phrase(mention: Mention) -> bool:
     return mention.attribute in ("fit", "width") and " " in normalize_phrase(mention.text)
 
 
-def _range_sizes(text: str) -> list[str]:
-    """Every letter size inside a stated range: "S-5XL", "sizes Small to X-Large"."""
+def _range_sizes(texts: list[str]) -> list[str]:
+    """Every letter size inside a stated range: "S-5XL", "sizes Small to X-Large".
+
+    One pass over the texts joined: a range cannot cross JOIN, which the pattern's
+    lookarounds see as a text's start or end.
+    """
     sizes: list[str] = []
-    for match in _LETTER_RANGE.finditer(text):
+    for match in _LETTER_RANGE.finditer(JOIN.join(texts)):
         sizes.extend(letter_size_range(match.group(1), match.group(2)))
     return sizes
 
 
 def _closure(
-    product: Product, feature_mentions: list[list[Mention]], title_mentions: list[Mention]
+    product: Product, found: _Mentions, feature_mentions: list[list[Mention]], title_mentions: list[Mention]
 ) -> str | None:
-    for key in _CLOSURE_KEYS:
-        found = _values("closure", find_mentions(product.details.get(key, ""), ("closure",)))
-        if found:
-            return found[0]
+    for text in _detail_texts(product.details, _CLOSURE_KEYS):
+        closures = _values("closure", found(text, "closure"))
+        if closures:
+            return closures[0]
     for feature, mentions in zip(product.features, feature_mentions):
         if len(feature) <= _CLOSURE_FEATURE_MAX_CHARS and (word := _CLOSURE_WORD.search(feature)):
             # "Zipper fly with button closure": the closure is the one named just before the word
@@ -291,13 +334,13 @@ def _closure(
             named = [m for m in mentions if m.attribute == "closure" and m.start <= word.start()]
             if named:
                 return named[-1].value
-    found = _values("closure", title_mentions)
-    if found:
-        return found[0]
+    closures = _values("closure", title_mentions)
+    if closures:
+        return closures[0]
     # Marketing prose names pocket zippers and cuff buttons too; only closures that
     # describe the whole product are trusted there.
-    found = _values("closure", *feature_mentions)
-    return next((value for value in found if value in _WHOLE_PRODUCT_CLOSURES), None)
+    closures = _values("closure", *feature_mentions)
+    return next((value for value in closures if value in _WHOLE_PRODUCT_CLOSURES), None)
 
 
 def _brand(product: Product) -> str | None:
@@ -313,8 +356,8 @@ def _dimensions(product: Product) -> tuple[Measure, ...]:
     texts += [v for k, v in product.details.items() if not _SKIPPED_MEASURE_KEYS.search(k)]
     seen: set[tuple[tuple[float, ...], str]] = set()
     measures = []
-    for text in texts:
-        for match in find_measures(text):
+    for matches in find_measures_in_each(texts):
+        for match in matches:
             key = (match.measure.values, match.measure.unit)
             if key not in seen:
                 seen.add(key)
@@ -322,8 +365,10 @@ def _dimensions(product: Product) -> tuple[Measure, ...]:
     return tuple(measures)
 
 
-def _detail_mentions(details: Mapping[str, str], keys: Iterable[str], attribute: str) -> list[list[Mention]]:
-    return [find_mentions(details[k], (attribute,)) for k in keys if details.get(k)]
+def _detail_mentions(
+    details: Mapping[str, str], keys: Iterable[str], found: _Mentions, attribute: str
+) -> list[list[Mention]]:
+    return [found(text, attribute) for text in _detail_texts(details, keys)]
 
 
 def _values(attribute: str, *mention_lists: list[Mention]) -> tuple[str, ...]:

@@ -73,24 +73,46 @@ def iter_products(path: str | Path, report: LoadReport) -> Iterator[Product]:
 def iter_checked_lines(path: str | Path, report: LoadReport) -> Iterator[tuple[str, Product]]:
     """Each valid line as written, with its product; invalid and duplicate lines go into `report`."""
     path = Path(path)
-    seen: set[str] = set()
+    check = LineCheck(path, report)
     for number, line in iter_lines(path):
-        report.lines += 1
         try:
-            product = product_from_record(json.loads(line))
-        except json.JSONDecodeError as exc:
-            report.invalid.append(LineProblem(str(path), number, f"not valid JSON ({exc.msg})"))
-            continue
+            product = parse_line(line)
         except RecordError as exc:
-            report.invalid.append(LineProblem(str(path), number, str(exc)))
+            check.invalid(number, str(exc))
             continue
-        if product.parent_asin in seen:
-            report.duplicates.append(
-                LineProblem(str(path), number, f"duplicate parent_asin {product.parent_asin}")
-            )
-            continue
-        seen.add(product.parent_asin)
-        yield line, product
+        if check.first(number, product.parent_asin):
+            yield line, product
+
+
+def parse_line(line: str) -> Product:
+    """One catalog line as a Product; RecordError says why it is not one."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not valid JSON ({exc.msg})") from exc
+    return product_from_record(record)
+
+
+class LineCheck:
+    """Counts a catalog's lines in order, reporting invalid ones and repeated ids."""
+
+    def __init__(self, path: Path, report: LoadReport) -> None:
+        self._path = str(path)
+        self._report = report
+        self._seen: set[str] = set()
+
+    def invalid(self, number: int, reason: str) -> None:
+        self._report.lines += 1
+        self._report.invalid.append(LineProblem(self._path, number, reason))
+
+    def first(self, number: int, parent_asin: str) -> bool:
+        """Whether this valid line is the first with its id (a later one is reported as a duplicate)."""
+        self._report.lines += 1
+        if parent_asin in self._seen:
+            self._report.duplicates.append(LineProblem(self._path, number, f"duplicate parent_asin {parent_asin}"))
+            return False
+        self._seen.add(parent_asin)
+        return True
 
 
 def load_catalog(path: str | Path, skip_invalid: bool = False) -> tuple[list[Product], LoadReport]:

@@ -22,18 +22,18 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ..catalog.loader import CatalogError, LoadReport, iter_products
-from ..catalog.product import Product
-from .derived import Derived, derive
+from ..catalog.loader import CatalogError, LineCheck, LoadReport, iter_lines, parse_line
+from ..catalog.product import Product, RecordError
+from .derived import derive
 from .fingerprint import write_json_atomic
 from .integrity import snapshot
-from .store import STORE_FILE, StoreWriter
-from .tantivy_backend import TANTIVY_DIR, TantivyWriter
+from .store import STORE_FILE, StoreWriter, store_columns
+from .tantivy_backend import TANTIVY_DIR, TantivyWriter, document_json
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ MANIFEST_FILE = "manifest.json"
 MAX_LOGGED_PROBLEMS = 5
 PARALLEL_MIN_BYTES = 8 << 20  # about 5k products
 MAX_DERIVE_WORKERS = 4
-DERIVE_BATCH = 256
+PREPARE_BATCH = 256
 IN_FLIGHT_PER_WORKER = 4
 
 
@@ -130,16 +130,20 @@ def _build_into(
 
 def _write_products(work: Path, catalog_path: Path, report: LoadReport, workers: int, progress: bool) -> int:
     """Stream the catalog into the store and tantivy; returns how many products were written."""
+    check = LineCheck(catalog_path, report)
     # The pool forks before tantivy and the progress bar start threads: forking a threaded process is unsafe.
-    with derive_pool(workers) as pool:
+    with prepare_pool(workers) as pool:
         store = StoreWriter(work / STORE_FILE)
         tantivy_writer = TantivyWriter(work / TANTIVY_DIR)
         try:
             with progress_counter(f"indexing {catalog_path.name}", progress) as tick:
-                for product, derived in with_derived(iter_products(catalog_path, report), pool, workers):
-                    row = store.add(product, derived)
-                    tantivy_writer.add(row, product, derived)
-                    tick()
+                for number, prepared in prepared_lines(iter_lines(catalog_path), pool, workers):
+                    if isinstance(prepared, str):
+                        check.invalid(number, prepared)
+                    elif check.first(number, prepared.parent_asin):
+                        row = store.add(prepared.columns)
+                        tantivy_writer.add(row, prepared.document, prepared.price)
+                        tick()
         except (OSError, EOFError, UnicodeDecodeError) as exc:
             tantivy_writer.abort()
             raise CatalogError(f"{catalog_path}: cannot read catalog: {exc}") from exc
@@ -152,15 +156,35 @@ def _write_products(work: Path, catalog_path: Path, report: LoadReport, workers:
     return store.rows
 
 
+class Prepared(NamedTuple):
+    """One product as the store and tantivy take it: derived and serialised (the workers' share)."""
+
+    columns: tuple[Any, ...]  # store_columns()
+    document: str  # document_json()
+
+    @property
+    def parent_asin(self) -> str:
+        return self.columns[0]
+
+    @property
+    def price(self) -> float | None:
+        return self.columns[3]
+
+
+def prepare(product: Product) -> Prepared:
+    derived = derive(product)
+    return Prepared(store_columns(product, derived), document_json(product, derived))
+
+
 def derive_workers(catalog_path: Path) -> int:
-    """Processes for attribute derivation, the slowest step; small catalogs are not worth starting them."""
+    """Processes that parse, derive and serialise products; small catalogs are not worth starting them."""
     if catalog_path.stat().st_size < PARALLEL_MIN_BYTES:
         return 1
     return max(1, min(MAX_DERIVE_WORKERS, os.cpu_count() or 1))
 
 
 @contextmanager
-def derive_pool(workers: int) -> Iterator[Pool | None]:
+def prepare_pool(workers: int) -> Iterator[Pool | None]:
     if workers == 1:
         yield None
         return
@@ -168,28 +192,39 @@ def derive_pool(workers: int) -> Iterator[Pool | None]:
         yield pool
 
 
-def with_derived(products: Iterator[Product], pool: Pool | None, workers: int) -> Iterator[tuple[Product, Derived]]:
-    """Each product with its derived attributes, in catalog order."""
+def prepared_lines(
+    lines: Iterator[tuple[int, str]], pool: Pool | None, workers: int
+) -> Iterator[tuple[int, Prepared | str]]:
+    """(line number, the line's product prepared or why the line is invalid), in catalog order.
+
+    The main process only reads lines and writes rows: parsing, deriving and serialising
+    run in the pool, which gets raw lines and returns strings, both cheap to pass.
+    """
     if pool is None:
-        for product in products:
-            yield product, derive(product)
+        for batch in _batches(lines, PREPARE_BATCH):
+            yield from _prepare_batch(batch)
         return
-    pending: deque[tuple[list[Product], AsyncResult[list[Derived]]]] = deque()
-    for batch in _batches(products, DERIVE_BATCH):
-        pending.append((batch, pool.apply_async(_derive_batch, (batch,))))
+    pending: deque[AsyncResult[list[tuple[int, Prepared | str]]]] = deque()
+    for batch in _batches(lines, PREPARE_BATCH):
+        pending.append(pool.apply_async(_prepare_batch, (batch,)))
         # A bounded window keeps memory flat however large the catalog is.
         if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
-            batch_done, result = pending.popleft()
-            yield from zip(batch_done, result.get())
-    for batch_done, result in pending:
-        yield from zip(batch_done, result.get())
+            yield from pending.popleft().get()
+    for result in pending:
+        yield from result.get()
 
 
-def _derive_batch(products: list[Product]) -> list[Derived]:
-    return [derive(product) for product in products]
+def _prepare_batch(lines: list[tuple[int, str]]) -> list[tuple[int, Prepared | str]]:
+    prepared: list[tuple[int, Prepared | str]] = []
+    for number, line in lines:
+        try:
+            prepared.append((number, prepare(parse_line(line))))
+        except RecordError as exc:
+            prepared.append((number, str(exc)))
+    return prepared
 
 
-def _batches(items: Iterator[Product], size: int) -> Iterator[list[Product]]:
+def _batches(items: Iterator[tuple[int, str]], size: int) -> Iterator[list[tuple[int, str]]]:
     while batch := list(itertools.islice(items, size)):
         yield batch
 

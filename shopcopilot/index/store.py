@@ -50,6 +50,20 @@ class ProductFacts:
     leaf_category: str
 
 
+def store_columns(product: Product, derived: Derived) -> tuple[Any, ...]:
+    """A product's row after the row number, serialised (done in the build's worker processes)."""
+    return (
+        product.parent_asin,
+        json.dumps(product.to_record(), ensure_ascii=False),
+        json.dumps(derived.attributes, ensure_ascii=False),
+        product.price,
+        product.average_rating,
+        product.rating_number,
+        derived.department,
+        product.leaf_category,
+    )
+
+
 class StoreWriter:
     """Appends products during a build; rows are numbered 1, 2, ... in insertion order."""
 
@@ -62,21 +76,10 @@ class StoreWriter:
         self._pending: list[tuple[Any, ...]] = []
         self.rows = 0
 
-    def add(self, product: Product, derived: Derived) -> int:
+    def add(self, columns: tuple[Any, ...]) -> int:
+        """Append one product's `store_columns()`; returns its row number."""
         self.rows += 1
-        self._pending.append(
-            (
-                self.rows,
-                product.parent_asin,
-                json.dumps(product.to_record(), ensure_ascii=False),
-                json.dumps(derived.attributes, ensure_ascii=False),
-                product.price,
-                product.average_rating,
-                product.rating_number,
-                derived.department,
-                product.leaf_category,
-            )
-        )
+        self._pending.append((self.rows, *columns))
         if len(self._pending) >= WRITE_BATCH:
             self._flush()
         return self.rows
