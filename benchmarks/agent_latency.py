@@ -4,13 +4,15 @@
 
 Reports agent construction time (index already built), then per-turn respond() wall
 and CPU (process) time percentiles over every turn of every session, and the total
-time of the run. CPU time is the steadier number on a shared machine.
+time of the run. CPU time is the steadier number on a shared machine. With --stages,
+a second run through respond_traced() reports each pipeline stage's own time.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections import defaultdict
 
 from shopcopilot.agent import Agent
 from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
@@ -45,6 +47,7 @@ def main() -> None:
     parser.add_argument("--catalog", required=True)
     parser.add_argument("--sessions", required=True)
     parser.add_argument("--protocol", default="official", choices=["official", "natural"])
+    parser.add_argument("--stages", action="store_true", help="also report per-stage times (a second run)")
     args = parser.parse_args()
     sessions = load_sessions(args.sessions)
     data = load_bench_data(args.catalog, sessions)
@@ -58,6 +61,32 @@ def main() -> None:
     print(f"agent construction: {built:.2f} s; whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s")
     print(f"respond() wall: {percentiles(agent.wall)}")
     print(f"respond() CPU:  {percentiles(agent.cpu)}")
+    if args.stages:
+        print_stage_times(agent.agent, sessions, data, settings)
+
+
+class Traced:
+    """Drives respond_traced() and keeps each turn's per-stage milliseconds."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent, self.stages = agent, defaultdict(list)
+
+    def reset(self, session_id, profile):
+        self.agent.reset(session_id, profile)
+
+    def respond(self, session_id, message, turn, top_k):
+        result = self.agent.respond_traced(session_id, message, turn, top_k)
+        for event in result.trace:
+            self.stages[event["stage"]].append(event["ms"])
+        return result.response
+
+
+def print_stage_times(agent: Agent, sessions, data, settings: RunSettings) -> None:
+    traced = Traced(agent.with_settings(agent.settings))  # same caches, fresh sessions
+    for session in sessions:
+        run_session(traced, session, data, settings)
+    for stage, times in traced.stages.items():
+        print(f"stage {stage:10s} {percentiles(times)}, mean {sum(times) / len(times):.1f} ms")
 
 
 if __name__ == "__main__":
