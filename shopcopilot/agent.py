@@ -41,7 +41,7 @@ class TurnResult:
 
 class Agent:
     def __init__(self, catalog_path: str | Path | None = None, *, settings: AgentSettings | None = None,
-                 index=None, progress: bool = False) -> None:
+                 index=None, progress: bool = False, warm_up: bool = True) -> None:
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = lexicon_from_store(self.index.store, self.index.path)
@@ -49,10 +49,11 @@ class Agent:
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
         _out_of_gc_reach()
-        # Load what the first turn would otherwise wait for, without delaying start-up.
-        threading.Thread(target=self._warm_up, name="agent-warm-up", daemon=True).start()
+        if warm_up:  # in the background, so start-up does not wait (a server calls warm_up() itself)
+            threading.Thread(target=self.warm_up, name="agent-warm-up", daemon=True).start()
 
-    def _warm_up(self) -> None:
+    def warm_up(self) -> None:
+        """Load what the first turn would otherwise wait for (about 0.5 s of work)."""
         self.index.store.asins_for_rows([])  # the row -> id map every search uses
         is_english("warm")  # the spelling guard's dictionary
         _out_of_gc_reach()

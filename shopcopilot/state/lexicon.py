@@ -8,16 +8,19 @@ plural-folded), weighted by how rare each word is among products, so
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from ..catalog import vocabulary
 from ..catalog.vocabulary import find_mentions
 from .spelling import SpellFixer
 from .text import STOPWORDS, stem, tokens
@@ -211,12 +214,25 @@ def lexicon_from_store(store, cache_folder: Path | None = None) -> Lexicon:
     data = _read_cached(cached) if cached else None
     if data is None:
         data = _count_store(store)
+    paths = {tuple(path): count for path, count in data["paths"]}
+    if data.get("usable_brands_version") != _usable_brands_version():
+        # Which store names are safe to match depends on the vocabulary and on this file's rules:
+        # worked out once per index (13k names take a quarter second), again when either changes.
+        category_words = set(_category_idf(paths))
+        data["usable_brands"] = [b for b in data["brands"]
+                                 if len(tokens(b)) > 1 or not _ambiguous_word(b, category_words)]
+        data["usable_brands_version"] = _usable_brands_version()
         if cached:
             _write_cached(cached, data)
-    paths = {tuple(path): count for path, count in data["paths"]}
-    category_words = set(_category_idf(paths))
-    usable = [b for b in data["brands"] if len(tokens(b)) > 1 or not _ambiguous_word(b, category_words)]
-    return Lexicon(paths, usable, data.get("words", ()))
+    return Lexicon(paths, data["usable_brands"], data.get("words", ()))
+
+
+@cache
+def _usable_brands_version() -> str:
+    digest = hashlib.sha256()
+    for source in (Path(__file__), Path(vocabulary.__file__), vocabulary.VOCABULARY_PATH):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 LEXICON_FILE = "lexicon-counts.json"

@@ -101,7 +101,7 @@ def build_context(settings: WebSettings) -> WebContext:
     from ..agent import Agent  # local: the schema and the CLI's help need no pipeline
 
     catalog_path = resolve_catalog(settings.catalog_path)
-    agent = Agent(catalog_path=catalog_path)
+    agent = Agent(catalog_path=catalog_path, warm_up=False)  # warmed once the server is up
     store = SessionStore(
         settings.store_path or cache_dir() / STORE_FILE,
         idle_ttl_seconds=settings.idle_ttl_seconds,
@@ -121,9 +121,9 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.web = await asyncio.to_thread(build_context, settings)
-        # The demo set reads the catalog once; do it now, off the startup path, so the page's first
-        # demo request does not wait for it.
-        threading.Thread(target=_warm_demo_set, args=(app.state.web.demo,), daemon=True).start()
+        # The agent's lookups and the demo set (which reads the catalog once) are loaded now, off the
+        # startup path, so the first chat or demo request does not wait for them.
+        threading.Thread(target=_warm_up, args=(app.state.web,), daemon=True).start()
         yield
 
     app = FastAPI(
@@ -142,9 +142,10 @@ def app_from_env() -> FastAPI:
     return create_app(WebSettings.from_env())
 
 
-def _warm_demo_set(demo: DemoController) -> None:
+def _warm_up(web: WebContext) -> None:
+    web.agent.warm_up()
     try:
-        demo.demo_set()
+        web.demo.demo_set()
     except Exception:  # reported again, to the client, by GET /api/demo/sessions
         log.exception("building the demo session set failed")
 
