@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 import time
 
 import pytest
 
+from shopcopilot.catalog import attributes as attributes_module
 from shopcopilot.catalog.attributes import Attributes, AttributesError, MaterialShare, derive
 from shopcopilot.catalog.product import Product, product_from_record
 from shopcopilot.catalog.vocabulary import Measure
@@ -94,6 +97,23 @@ def test_sizes_ranges_title_end_and_width() -> None:
 def test_size_words_in_prose_are_not_sizes() -> None:
     attrs = derive(_product("Small Black Sling Bag", features=("Large main pocket with a wide opening",)))
     assert attrs.sizes == ()
+
+
+def test_prechecks_on_case_folded_text_are_sound() -> None:
+    # The size-range and closure patterns are case-insensitive; their cheap prechecks look for
+    # letters in case-folded text. Every character the patterns take for one of those letters
+    # must fold to it (the dotless i would not, which is why the range cue has no "i").
+    letters = set("lemsxtohrugacd") | set("closure")
+    assert "i" not in attributes_module._RANGE_CUE.pattern
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    for letter in letters:
+        assert {c.casefold() for c in re.findall(letter, every, re.IGNORECASE)} == {letter}, letter
+
+
+def test_range_cue_never_hides_a_range() -> None:
+    for text in ["S-XL", "Small to X-Large", "XS~3XL", "m - l", "2XL through 5XL", "Stoxl", "XXS–XXL", "ſ-xl"]:
+        assert attributes_module._LETTER_RANGE.search(text), text
+        assert attributes_module._RANGE_CUE.search(text.casefold()), text
 
 
 def test_brand_prefers_brand_fields_then_store() -> None:

@@ -372,6 +372,16 @@ def test_invalid_lines_are_skipped_and_reported(cache: Path, tmp_path: Path, cap
     assert index.manifest["catalog"]["invalid_lines"] == 2
 
 
+def test_an_infinite_price_is_indexed_as_given(cache: Path, tmp_path: Path) -> None:
+    # JSON has no infinity, so this one document skips the JSON path to tantivy.
+    records = [record("INF01", "Quokka parka", price="Infinity"), record("FIN01", "Quokka parka", price=12.5)]
+    index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
+    assert index.store.get("INF01").price == float("inf")
+    assert set(top_ids(index, "quokka")) == {"INF01", "FIN01"}
+    assert top_ids(index, "quokka", filters=Filters(max_price=20)) == ["FIN01"]
+    assert set(top_ids(index, "quokka", filters=Filters(min_price=20))) == {"INF01"}
+
+
 def test_unusable_catalogs_are_clear_errors(cache: Path, tmp_path: Path) -> None:
     with pytest.raises(CatalogError, match="not found"):
         open_index(tmp_path / "missing.jsonl", progress=False)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
+from shopcopilot.catalog import vocabulary as vocabulary_module
 from shopcopilot.catalog.vocabulary import (
     ATTRIBUTES,
     OFFICIAL_ATTRIBUTE,
@@ -19,8 +22,11 @@ from shopcopilot.catalog.vocabulary import (
     canonical_size,
     canonical_style,
     canonical_use_case,
+    JOIN,
     find_measures,
+    find_measures_in_each,
     find_mentions,
+    find_mentions_in_each,
     letter_size_range,
     load_vocabulary,
     normalize_phrase,
@@ -176,6 +182,29 @@ def test_bare_in_is_inches_where_the_phrase_ends() -> None:
     assert [m.measure.values for m in find_measures("a 10 in. blade")] == [(10.0,)]
     assert [m.measure.unit for m in find_measures("waist 32 in")] == ["inch"]
     assert [m.measure.unit for m in find_measures("5 to 7 inches")] == ["inch"]
+
+
+# Texts whose joined scan could go wrong at a text's edge: phrases, sizes and measures that
+# end or start there, a text holding the separator itself, empty texts, case-folding oddities.
+_EDGE_TEXTS = [
+    "Hook", "and loop closure", "size 9", "wide", "5 in", "blue", "", "32W x", "30L", "navy blue",
+    f"hook{JOIN}and loop", "Women's", "’s wide leg", "İstanbul navy", "ſize 9", "1 1/2 in.", "12 fl. oz",
+    "S-XL", "0.8\"x0.6\"", "in)", "sizes", "10", "mm thick",
+]
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5, len(_EDGE_TEXTS)])
+def test_scanning_texts_together_finds_what_each_alone_finds(count: int) -> None:
+    for start in range(len(_EDGE_TEXTS)):
+        texts = (_EDGE_TEXTS[start:] + _EDGE_TEXTS[:start])[:count]
+        assert find_mentions_in_each(texts) == [find_mentions(text) for text in texts]
+        assert find_measures_in_each(texts) == [find_measures(text) for text in texts]
+
+
+def test_substring_prechecks_see_every_character_the_patterns_match() -> None:
+    # Size patterns only run on texts holding one of these characters (see vocabulary._size_mentions).
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert set(re.findall("[x×]", every, re.IGNORECASE)) == set(vocabulary_module._WAIST_BY_INSEAM_X)
 
 
 def test_normalize_phrase() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .product import Product
@@ -68,6 +69,11 @@ _RANGE_END = r"(?:(?:x{1,4}-?|[2-6]x-?)?(?:small|large)|medium|x{1,5}[sl]|[2-6]x
 _LETTER_RANGE = re.compile(
     rf"(?=[2-6xslm])(?<![\w'’-])({_RANGE_END})\s*(?:-|–|~|to|through)\s*({_RANGE_END})(?![\w-])", re.IGNORECASE
 )
+# What every range shows once case-folded: an end's last letter, the separator, the start
+# of the other end. Case folding maps every character that the case-insensitive pattern
+# takes for one of these letters to that letter (tests/test_attributes.py checks), and the
+# check costs a fraction of the full pattern, which it spares most products.
+_RANGE_CUE = re.compile(r"[lemsx]\s*(?:-|–|~|to|through)\s*(?:[2-6]?x|small|large|med|[sml](?![a-z]))")
 _TITLE_END_LETTER = re.compile(rf"(?:^|[\s,(/-])({_LETTER})\)?\s*$")
 _LETTER_TOKEN = re.compile(rf"(?<![\w-])({_LETTER})(?![\w-])")
 
@@ -284,17 +290,26 @@ def _sizes(
         sizes.extend(v for m in _LETTER_TOKEN.finditer(text) if (v := canonical_size(m.group(1))))
         sizes.extend(m.value for m in found(text, "size", "fit", "width"))
     sizes.extend(_range_sizes([product.title, *product.features]))
-    if (last := _TITLE_END_LETTER.search(product.title)) and (value := canonical_size(last.group(1))):
+    if (last := _title_end_letter(product.title)) and (value := canonical_size(last.group(1))):
         sizes.append(value)  # "... Blouse T-Shirt L": listings name the variant's size last
     # Bare "large", "wide", "tall" say little in prose ("large pockets", "wide waistband"):
     # the title may use fit and width words, but size words need a clear form anywhere.
     sizes.extend(m.value for m in title_mentions if m.attribute in ("fit", "width") or _is_clear_size(m))
     for mentions in feature_mentions:
-        sizes.extend(m.value for m in mentions if _is_clear_size(m) or _is_phrase(m))
+        sizes.extend(
+            m.value for m in mentions if m.attribute in _SIZE_ATTRIBUTES and (_is_clear_size(m) or _is_phrase(m))
+        )
     return _unique(sizes)
 
 
 _SIZE_WORDS = frozenset({"small", "medium", "large"})
+_SIZE_ATTRIBUTES = frozenset({"size", "fit", "width"})
+
+
+def _title_end_letter(title: str) -> re.Match[str] | None:
+    # A match ends in at most 8 characters (a separator, "XXXXXL", ")") and then whitespace:
+    # searching from there skips the rest of the title.
+    return _TITLE_END_LETTER.search(title, max(0, len(title.rstrip()) - 8))
 
 
 def _is_clear_size(mention: Mention) -> bool:
@@ -315,7 +330,10 @@ def _range_sizes(texts: list[str]) -> list[str]:
     lookarounds see as a text's start or end.
     """
     sizes: list[str] = []
-    for match in _LETTER_RANGE.finditer(JOIN.join(texts)):
+    joined = JOIN.join(texts)
+    if not _RANGE_CUE.search(joined.casefold()):
+        return sizes
+    for match in _LETTER_RANGE.finditer(joined):
         sizes.extend(letter_size_range(match.group(1), match.group(2)))
     return sizes
 
@@ -328,7 +346,11 @@ def _closure(
         if closures:
             return closures[0]
     for feature, mentions in zip(product.features, feature_mentions):
-        if len(feature) <= _CLOSURE_FEATURE_MAX_CHARS and (word := _CLOSURE_WORD.search(feature)):
+        if (
+            len(feature) <= _CLOSURE_FEATURE_MAX_CHARS
+            and "closure" in feature.casefold()  # fast, and true of every feature the pattern matches
+            and (word := _CLOSURE_WORD.search(feature))
+        ):
             # "Zipper fly with button closure": the closure is the one named just before the word
             # (or the phrase that contains it, "Elastic closure").
             named = [m for m in mentions if m.attribute == "closure" and m.start <= word.start()]
@@ -353,7 +375,7 @@ def _brand(product: Product) -> str | None:
 
 def _dimensions(product: Product) -> tuple[Measure, ...]:
     texts = [product.title, *product.features]
-    texts += [v for k, v in product.details.items() if not _SKIPPED_MEASURE_KEYS.search(k)]
+    texts += [v for k, v in product.details.items() if not _skipped_measure_key(k)]
     seen: set[tuple[tuple[float, ...], str]] = set()
     measures = []
     for matches in find_measures_in_each(texts):
@@ -365,6 +387,11 @@ def _dimensions(product: Product) -> tuple[Measure, ...]:
     return tuple(measures)
 
 
+@lru_cache(maxsize=4096)
+def _skipped_measure_key(key: str) -> bool:
+    return _SKIPPED_MEASURE_KEYS.search(key) is not None  # catalogs repeat the same few keys
+
+
 def _detail_mentions(
     details: Mapping[str, str], keys: Iterable[str], found: _Mentions, attribute: str
 ) -> list[list[Mention]]:
@@ -372,7 +399,7 @@ def _detail_mentions(
 
 
 def _values(attribute: str, *mention_lists: list[Mention]) -> tuple[str, ...]:
-    return _unique(m.value for mentions in mention_lists for m in mentions if m.attribute == attribute)
+    return _unique([m.value for mentions in mention_lists for m in mentions if m.attribute == attribute])
 
 
 def _unique(values: Iterable[str]) -> tuple[str, ...]:

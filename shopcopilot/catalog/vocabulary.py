@@ -14,8 +14,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate, compress, count
-from operator import attrgetter
+from itertools import accumulate, compress, count, repeat
+from operator import add, attrgetter, contains
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -80,8 +80,7 @@ _SIZE_AFTER_WORD = re.compile(
     re.IGNORECASE,
 )
 _WAIST_BY_INSEAM = re.compile(r"\b(?:w\s*)?(\d{2})\s*w?\s*[x×]\s*(?:l\s*)?(\d{2})\s*l?\b", re.IGNORECASE)
-# Part of every waist-by-inseam match: a pattern this simple scans 3x faster, and rarely matches.
-_WAIST_BY_INSEAM_CORE = re.compile(r"[x×]\s*(?:l\s*)?\d{2}", re.IGNORECASE)
+_WAIST_BY_INSEAM_X = "xX×"  # all that [x×] matches, case-insensitively (tests/test_vocabulary.py checks)
 
 
 class VocabularyError(ValueError):
@@ -300,15 +299,18 @@ def find_measures(text: str) -> list[MeasureMatch]:
 
 def find_measures_in_each(texts: Sequence[str]) -> list[list[MeasureMatch]]:
     """`[find_measures(text) for text in texts]`, found in one pass over the texts joined."""
-    joined = _joined(texts)
-    if joined is None:
-        return [find_measures(text) for text in texts]
-    offsets = _offsets(texts)
     per_text: list[list[MeasureMatch]] = [[] for _ in texts]
+    numeric = [index for index, text in enumerate(texts) if _may_hold_digit(text)]  # a measure starts with one
+    joined = _joined([texts[index] for index in numeric])
+    if joined is None:
+        for index in numeric:
+            per_text[index] = find_measures(texts[index])
+        return per_text
+    offsets = _offsets([texts[index] for index in numeric])
     for match in _measures(joined, vocabulary().joined_measure_pattern):
-        index = bisect_right(offsets, match.start) - 1
-        offset = offsets[index]
-        per_text[index].append(MeasureMatch(match.measure, match.start - offset, match.end - offset))
+        which = bisect_right(offsets, match.start) - 1
+        offset = offsets[which]
+        per_text[numeric[which]].append(MeasureMatch(match.measure, match.start - offset, match.end - offset))
     return per_text
 
 
@@ -354,8 +356,16 @@ def _joined(texts: Sequence[str]) -> str | None:
 
 
 def _offsets(texts: Sequence[str]) -> list[int]:
-    """Where each text starts in the texts joined by JOIN."""
-    return list(accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
+    """Where each text starts in the texts joined by JOIN: the lengths before it, plus one JOIN each."""
+    return list(map(add, accumulate(map(len, texts[:-1]), initial=0), count()))
+
+
+_ASCII_DIGITS = "0123456789"
+
+
+def _may_hold_digit(text: str) -> bool:
+    """False only when the text surely has no digit (checked fast, with substring searches, on ASCII text)."""
+    return not text.isascii() or any(map(text.__contains__, _ASCII_DIGITS))
 
 
 _BY_SPAN = attrgetter("start", "end")
@@ -365,7 +375,7 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
     """The mentions in each of the texts that `text` holds from `starts` on, spans within each."""
     vocab = vocabulary()
     per_text: list[list[Mention]] = [[] for _ in starts]
-    size_forms = _size_mentions(folded, vocab)
+    size_forms = _size_mentions(folded, joined, vocab)
     sized = set()
     for start, end, value in size_forms:
         index = bisect_right(starts, start) - 1
@@ -394,7 +404,8 @@ def _words(folded: str, joined: bool) -> tuple[list[str], list[int]]:
     pieces = _SPLITTERS[joined, apostrophes].split(folded)
     words = pieces[1::2]
     if apostrophes:
-        words = [word.replace("'", "") for word in words]
+        for index in compress(count(), map(contains, words, repeat("'"))):
+            words[index] = words[index].replace("'", "")
     return words, list(accumulate(map(len, pieces), initial=0))
 
 
@@ -407,12 +418,13 @@ def _phrases(words: list[str], root: dict[str, Any]) -> Iterator[tuple[int, int,
             continue
         node = root[words[first]]
         owners, stop = node.get(_OWNERS), first + 1
-        for later in range(first + 1, len(words)):
-            node = node.get(words[later])
-            if node is None:
-                break
-            if _OWNERS in node:
-                owners, stop = node[_OWNERS], later + 1
+        if len(node) > 1 or owners is None:  # longer phrases start with this word
+            for later in range(first + 1, len(words)):
+                node = node.get(words[later])
+                if node is None:
+                    break
+                if _OWNERS in node:
+                    owners, stop = node[_OWNERS], later + 1
         if owners:
             yield first, stop, owners
             resume = stop
@@ -426,10 +438,14 @@ def _fold(text: str) -> str:
     return folded.replace("’", "'")
 
 
-def _size_mentions(folded: str, vocab: Vocabulary) -> list[tuple[int, int, str]]:
-    """Sizes that need context to be safe ("size 9", "size M", "32W x 30L"), as (start, end, size)."""
+def _size_mentions(folded: str, joined: bool, vocab: Vocabulary) -> list[tuple[int, int, str]]:
+    """Sizes that need context to be safe ("size 9", "size M", "32W x 30L"), as (start, end, size).
+
+    Each pattern only runs on the texts that can hold its match, found with substring
+    searches: a regex pass costs far more per character.
+    """
     found = []
-    for part_start, part_end in _parts_containing(folded, "size"):
+    for part_start, part_end in _parts_containing(folded, ("size",), joined):
         for match in _SIZE_AFTER_WORD.finditer(folded, part_start, part_end):
             end = match.end()
             value = canonical_size(folded[match.start("first") : end]) if match.group("second") else None
@@ -438,28 +454,40 @@ def _size_mentions(folded: str, vocab: Vocabulary) -> list[tuple[int, int, str]]
             if value is not None:
                 found.append((match.start(), end, value))
     low, high = vocab.waist_size_range
-    for match in _WAIST_BY_INSEAM.finditer(folded) if _WAIST_BY_INSEAM_CORE.search(folded) else ():
-        waist, inseam = int(match.group(1)), int(match.group(2))
-        if low <= waist <= high and 20 <= inseam <= 40:
-            start, end = match.span()
-            found.append((start, end, f"{waist}x{inseam}"))
+    for part_start, part_end in _parts_containing(folded, _WAIST_BY_INSEAM_X, joined):
+        if not _may_hold_digit(folded[part_start:part_end]):
+            continue
+        for match in _WAIST_BY_INSEAM.finditer(folded, part_start, part_end):
+            waist, inseam = int(match.group(1)), int(match.group(2))
+            if low <= waist <= high and 20 <= inseam <= 40:
+                start, end = match.span()
+                found.append((start, end, f"{waist}x{inseam}"))
     return found
 
 
-def _parts_containing(text: str, needle: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each part of the text between JOINs that contains the needle.
+def _parts_containing(text: str, needles: Sequence[str], joined: bool) -> Iterator[tuple[int, int]]:
+    """(start, end) of each text, of the texts joined (else of the one text), that holds one of the needles.
 
-    A pattern that needs the needle runs on those parts alone (as the part's whole
-    text, which every lookaround at its ends sees just as it sees JOIN) and skips the rest.
+    A pattern run on one text alone (as `pattern.finditer(text, start, end)`) finds what it
+    finds there in the texts joined: its lookarounds see the text's ends just as they see JOIN.
     """
-    at = text.find(needle)
+    if not joined:
+        if _first_of(text, needles, 0) >= 0:
+            yield 0, len(text)
+        return
+    at = _first_of(text, needles, 0)
     while at >= 0:
         start = text.rfind(JOIN, 0, at) + 1
         end = text.find(JOIN, at)
         if end < 0:
             end = len(text)
         yield start, end
-        at = text.find(needle, end)
+        at = _first_of(text, needles, end)
+
+
+def _first_of(text: str, needles: Sequence[str], start: int) -> int:
+    """Where the first of the needles occurs from `start` on; -1 for none."""
+    return min((at for at in map(text.find, needles, repeat(start)) if at >= 0), default=-1)
 
 
 def canonical_size(word: str) -> str | None:
