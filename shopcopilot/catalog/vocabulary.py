@@ -14,7 +14,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate, compress, count, repeat
+from itertools import accumulate, compress, count, product, repeat
 from operator import add, attrgetter, contains
 from pathlib import Path
 from types import MappingProxyType
@@ -53,8 +53,7 @@ OFFICIAL_ATTRIBUTE: Mapping[str, str] = MappingProxyType(
 
 # Words: letters/digits with inner apostrophes ("women's"); '&' and '/' are kept
 # as tokens so "hook & loop" and "3/4 sleeve" stay distinct phrases.
-_WORD = r"[^\W_]+(?:'[^\W_]+)*"
-_TOKEN = re.compile(rf"{_WORD}|[&/]")  # run on _fold()ed text
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[&/]")  # run on _fold()ed text
 _OWNERS = ""  # trie key for "a phrase ends here"; never a word, since words are non-empty
 
 # Scanning costs mostly per call and per pattern pass, and a product has a dozen short texts,
@@ -64,16 +63,22 @@ _OWNERS = ""  # trie key for "a phrase ends here"; never a word, since words are
 # so no phrase spans two texts. A text that holds JOIN itself is scanned on its own.
 JOIN = "\x00"
 
-# _TOKEN as splitters, by (texts joined, text has an apostrophe): split() gives
-# [gap, token, gap, token, ..., gap] in one C-level call, so the pieces' running lengths say
-# where each token lies. Without an apostrophe the apostrophe rule cannot apply, and leaving
-# it out (like spelling the one-character tokens as one set) makes splitting twice as fast.
-_SPLITTERS = {
-    (False, False): re.compile(r"([^\W_]+|[&/])"),
-    (False, True): re.compile(rf"({_WORD}|[&/])"),
-    (True, False): re.compile(rf"([^\W_]+|[&/{JOIN}])"),
-    (True, True): re.compile(rf"({_WORD}|[&/{JOIN}])"),
-}
+
+
+def _splitter(joined: bool, apostrophes: bool, ascii_only: bool) -> re.Pattern[str]:
+    """_TOKEN as a splitter, for text with or without JOINs, apostrophes, non-ASCII characters.
+
+    split() gives [gap, token, gap, token, ..., gap] in one C-level call, so the pieces'
+    running lengths say where each token lies. Each variant finds the same tokens as _TOKEN
+    in the text it is for, faster: without an apostrophe the apostrophe rule cannot apply;
+    in ASCII text the letters and digits are [a-zA-Z0-9]; one set for the one-character tokens.
+    """
+    letter = "[a-zA-Z0-9]" if ascii_only else r"[^\W_]"
+    word = rf"{letter}+(?:'{letter}+)*" if apostrophes else f"{letter}+"
+    return re.compile(rf"({word}|[&/{JOIN if joined else ''}])")
+
+
+_SPLITTERS = {key: _splitter(*key) for key in product((False, True), repeat=3)}
 
 _SIZE_AFTER_WORD = re.compile(
     r"\b(?:us\s+)?sizes?\s*[:#]?\s*(?P<first>\d{1,2}(?:\.5)?|[a-z0-9]+)(?P<second>[- ][a-z]+)?(?![\w.])",
@@ -401,7 +406,7 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
 def _words(folded: str, joined: bool) -> tuple[list[str], list[int]]:
     """The tokens as lookup words (apostrophes dropped), and bounds: word i spans bounds[2i + 1] to bounds[2i + 2]."""
     apostrophes = "'" in folded
-    pieces = _SPLITTERS[joined, apostrophes].split(folded)
+    pieces = _SPLITTERS[joined, apostrophes, folded.isascii()].split(folded)
     words = pieces[1::2]
     if apostrophes:
         for index in compress(count(), map(contains, words, repeat("'"))):
