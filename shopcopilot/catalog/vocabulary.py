@@ -374,6 +374,8 @@ def _may_hold_digit(text: str) -> bool:
 
 
 _BY_SPAN = attrgetter("start", "end")
+# Makes a Mention from a tuple of its fields in C, skipping the named tuple's Python-level __new__.
+_new_mention = tuple.__new__
 
 
 def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[list[Mention]]:
@@ -395,7 +397,7 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
         for attribute, canonical in owners:
             if attribute == "size" and any(s <= start and end <= e for s, e, _ in size_forms):
                 continue  # already read with its "size" prefix
-            per_text[index].append(Mention(attribute, canonical, start - offset, end - offset, phrase))
+            per_text[index].append(_new_mention(Mention, (attribute, canonical, start - offset, end - offset, phrase)))
     # Phrases come in order, after the size forms: only texts with those need sorting
     # (stably, so a size form stays first on a tie).
     for index in sized:
