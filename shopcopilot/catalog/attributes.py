@@ -242,7 +242,7 @@ def _one_department(found: tuple[str, ...]) -> str:
 
 
 def _percent_phrases(texts: list[str]) -> list[tuple[float, str]]:
-    """("65% Polyester, 35% Cotton") -> [(65.0, " Polyester"), (35.0, " Cotton")]: maybe a material each."""
+    """("65% Polyester, 35% Cotton") -> [(65.0, "Polyester"), (35.0, "Cotton")]: maybe a material each."""
     return [
         (float(match.group(1)), match.group(2))
         for text in texts

@@ -64,7 +64,6 @@ _OWNERS = ""  # trie key for "a phrase ends here"; never a word, since words are
 JOIN = "\x00"
 
 
-
 def _splitter(joined: bool, apostrophes: bool, ascii_only: bool) -> re.Pattern[str]:
     """_TOKEN as a splitter, for text with or without JOINs, apostrophes, non-ASCII characters.
 
