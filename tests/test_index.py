@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import pickle
 import random
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -310,6 +311,28 @@ def test_index_is_reused_until_the_catalog_changes(cache: Path, tmp_path: Path) 
     assert changed.fingerprint != first.fingerprint
     assert top_ids(changed, "capybara") == ["NEW01"]
     assert not first.path.exists()  # the build of the old contents is pruned
+
+
+def test_prune_deletes_only_what_this_version_cannot_open(cache: Path, tmp_path: Path) -> None:
+    current = open_index(write_catalog(tmp_path / "c.jsonl", HANDWRITTEN[:6]), progress=False)
+    root = current.path.parent
+    older = root / "0123456789abcdef0123"  # the same index as an older code version left it
+    shutil.copytree(current.path, older)
+    manifest = json.loads((older / "manifest.json").read_text())
+    manifest["fingerprint_parts"]["attributes_version"] = "an older one"
+    (older / "manifest.json").write_text(json.dumps(manifest))
+    damaged = root / "fedcba9876543210fedc"
+    damaged.mkdir()
+    leftover = root / f".{current.fingerprint}.building-999999"
+    leftover.mkdir()
+    result = CliRunner().invoke(main, ["index", "prune", "--dry-run"])
+    assert result.exit_code == 0 and "would delete 3 folder(s)" in result.output
+    assert older.exists() and damaged.exists() and leftover.exists()
+    result = CliRunner().invoke(main, ["index", "prune"])
+    assert result.exit_code == 0 and "deleted 3 folder(s)" in result.output
+    assert not older.exists() and not damaged.exists() and not leftover.exists()
+    assert top_ids(open_index(tmp_path / "c.jsonl", progress=False), "quokka")  # the current one is kept
+    assert current.path.exists()
 
 
 def test_forced_rebuild_replaces_the_folder(cache: Path, tmp_path: Path) -> None:

@@ -48,13 +48,18 @@ IN_FLIGHT_PER_WORKER = 4
 
 
 @contextmanager
-def build_lock(root: Path, fingerprint: str) -> Iterator[None]:
-    """An exclusive lock on one fingerprint, held across processes until the block ends."""
+def build_lock(root: Path, fingerprint: str, *, wait: bool = True) -> Iterator[bool]:
+    """An exclusive lock on one fingerprint, held across processes until the block ends.
+    Yields whether it is held: with `wait=False` a lock held elsewhere yields False at once."""
     root.mkdir(parents=True, exist_ok=True)
     with (root / f"{fingerprint}.lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 

@@ -124,6 +124,39 @@ def _prune_older_builds(root: Path, catalog: Path, parts: dict[str, Any]) -> Non
                 shutil.rmtree(folder, ignore_errors=True)
 
 
+def prune_other_versions(root: Path | None = None, *, dry_run: bool = False) -> list[Path]:
+    """Delete index folders this code can never open again (built by another code version, or
+    unreadable) and temp folders of crashed builds; returns what was (or would be) deleted.
+
+    A folder is only deleted while its build lock is free, so a build in progress is never
+    touched; a process of an older version still reading one loses it (run this when none is).
+    """
+    root = root or index_root()
+    same_code = {key: value for key, value in fingerprint_parts("").items() if key != "catalog_sha256"}
+    doomed = []
+    for folder in sorted(p for p in root.glob("*") if p.is_dir()):
+        name = folder.name.lstrip(".").split(".")[0]
+        if folder.name.startswith(".") or _built_by_other_code(folder, same_code):
+            doomed.append((name, folder))
+    removed = []
+    for name, folder in doomed:
+        with build_lock(root, name, wait=False) as free:
+            if free:
+                if not dry_run:
+                    shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+    return removed
+
+
+def _built_by_other_code(folder: Path, same_code: dict[str, Any]) -> bool:
+    try:
+        parts = dict(json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))["fingerprint_parts"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return True  # no readable manifest: never opened as it is
+    parts.pop("catalog_sha256", None)
+    return parts != same_code
+
+
 class CatalogIndex:
     """A built index: the product store plus the search back ends over it. Read-only."""
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..catalog.loader import CatalogError
-from .catalog_index import BACKENDS, DEFAULT_BACKEND, CatalogIndex, open_index
+from .catalog_index import BACKENDS, DEFAULT_BACKEND, CatalogIndex, index_root, open_index, prune_other_versions
 from .errors import CorruptIndexError
 from .query import Filters, Hit
 
@@ -41,6 +41,19 @@ def build_command(catalog: Path | None, rebuild: bool) -> None:
     click.echo(f"products  {manifest['products']:,}")
     click.echo(f"built at  {manifest['built_at']} (steps, s: {manifest.get('timings_s', {})})")
     click.echo(f"ready in  {time.perf_counter() - started:.2f} s")
+
+
+@index_group.command("prune")
+@click.option("--dry-run", is_flag=True, help="Only list what would be deleted.")
+def prune_command(dry_run: bool) -> None:
+    """Delete cached indexes that this version can never open again (built by other code
+    versions, or damaged) and leftovers of crashed builds. Run it when no older version is running."""
+    root = index_root()
+    removed = prune_other_versions(root, dry_run=dry_run)
+    verb = "would delete" if dry_run else "deleted"
+    for folder in removed:
+        click.echo(f"{verb} {folder}")
+    click.echo(f"{verb} {len(removed)} folder(s) under {root}")
 
 
 @click.command("search")
