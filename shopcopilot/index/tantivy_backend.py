@@ -22,6 +22,7 @@ TANTIVY_DIR = "tantivy"
 # tie-break by catalog order exactly as the FTS5 back end does.
 WRITER_THREADS = 1
 WRITER_HEAP_BYTES = 256_000_000
+TERM_CACHE_SIZE = 200_000
 
 
 def build_schema() -> tantivy.Schema:
@@ -88,6 +89,7 @@ class TantivyBackend:
         except (ValueError, OSError) as exc:
             raise CorruptIndexError(f"{folder}: tantivy index unreadable ({exc})") from exc
         self._schema = self._index.schema
+        self._term_cache: dict[tuple[str, str, float], tantivy.Query] = {}
         if self._searcher.num_docs != len(store):
             raise CorruptIndexError(
                 f"{folder}: tantivy holds {self._searcher.num_docs} documents but the store holds {len(store)}"
@@ -147,18 +149,29 @@ class TantivyBackend:
                     grouped += [(tantivy.Occur.Should, query) for query in per_field]
             elif clause.occur is Occur.MUST:
                 for word in clause.words:
-                    per_field = [_boosted(self._term(word, name), boost) for name, boost in boosts.items()]
+                    per_field = [self._boosted_term(word, name, boost) for name, boost in boosts.items()]
                     grouped.append((tantivy.Occur.Must, _any_of(per_field)))
             else:
                 for word in clause.words:
                     for name, boost in boosts.items():
                         optional[(name, word)] += boost
         subqueries = grouped + [
-            (tantivy.Occur.Should, _boosted(self._term(word, name), boost)) for (name, word), boost in optional.items()
+            (tantivy.Occur.Should, self._boosted_term(word, name, boost)) for (name, word), boost in optional.items()
         ]
         if all(occur is tantivy.Occur.MustNot for occur, _ in subqueries):
             return None
         return tantivy.Query.boolean_query(subqueries)
+
+    def _boosted_term(self, word: str, field_name: str, boost: float) -> tantivy.Query:
+        # Building query objects costs a fifth of a search, and conversations repeat their words:
+        # tantivy queries are immutable, so one object serves every search that needs it.
+        key = (word, field_name, boost)
+        query = self._term_cache.get(key)
+        if query is None:
+            if len(self._term_cache) >= TERM_CACHE_SIZE:
+                self._term_cache.clear()
+            query = self._term_cache[key] = _boosted(self._term(word, field_name), boost)
+        return query
 
     def _term(self, word: str, field_name: str) -> tantivy.Query:
         return tantivy.Query.term_query(self._schema, field_name, word)
