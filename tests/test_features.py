@@ -78,3 +78,12 @@ def test_features_from_older_code_are_removed(index):
     current.unlink(missing_ok=True)
     F.load_or_build(index.store, index.path)
     assert current.is_file() and not stale.exists()
+
+
+def test_ensure_built_builds_once_without_loading(index, monkeypatch):
+    path = index.path / f"{F.FEATURES_PREFIX}{F.features_version()}.pkl"
+    path.unlink(missing_ok=True)
+    F.ensure_built(index.store, index.path)
+    assert path.is_file()
+    monkeypatch.setattr(F, "load_or_build", lambda *a, **k: pytest.fail("rebuilt or loaded again"))
+    F.ensure_built(index.store, index.path)

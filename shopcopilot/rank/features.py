@@ -240,9 +240,19 @@ def from_products(pairs: Iterable[tuple[Product, Attributes]]) -> FeatureStore:
     return builder.finish()
 
 
+def ensure_built(store: Any, folder: Path, progress: bool = False) -> None:
+    """Build and save the features unless this code's file is already there (not loaded: cheap)."""
+    if not _features_path(folder).is_file():
+        load_or_build(store, folder, progress)
+
+
+def _features_path(folder: Path) -> Path:
+    return folder / f"{FEATURES_PREFIX}{features_version()}.pkl"
+
+
 def load_or_build(store: Any, folder: Path, progress: bool = False) -> FeatureStore:
     """The features of an index's products, built on first use and saved in its folder."""
-    path = folder / f"{FEATURES_PREFIX}{features_version()}.pkl"
+    path = _features_path(folder)
     if path.is_file():
         try:
             with path.open("rb") as handle:

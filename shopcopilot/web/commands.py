@@ -44,10 +44,14 @@ def serve(catalog: Path | None, host: str, port: int, no_browser: bool, store_pa
     from ..catalog.loader import CatalogError
     from ..index import open_index
     from ..paths import resolve_catalog
+    from ..rank.features import ensure_built
     from .app import WebSettings
 
-    try:  # build (or check) the index once, here, rather than in every worker at startup
-        open_index(resolve_catalog(catalog)).close()
+    try:  # build (or check) the index and the ranking features once, here, with progress bars,
+        # rather than silently in every worker at startup
+        index = open_index(resolve_catalog(catalog))
+        ensure_built(index.store, index.path, progress=True)
+        index.close()
     except CatalogError as exc:
         raise click.ClickException(str(exc)) from exc
     if demo_sessions is not None:
