@@ -65,10 +65,10 @@ def build_lock(root: Path, fingerprint: str, *, wait: bool = True) -> Iterator[b
 
 
 @contextmanager
-def progress_counter(description: str, enabled: bool) -> Iterator[Callable[[], None]]:
-    """A rich progress line on stderr counting products; yields the per-product tick."""
+def progress_counter(description: str, enabled: bool, total: int | None = None) -> Iterator[Callable[..., None]]:
+    """A rich progress line on stderr counting products; yields the tick (`tick(n)` for n at once)."""
     if not enabled:
-        yield lambda: None
+        yield lambda n=1: None
         return
     columns = (
         SpinnerColumn(),
@@ -78,8 +78,8 @@ def progress_counter(description: str, enabled: bool) -> Iterator[Callable[[], N
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task(description, total=None)
-        yield lambda: bar.advance(task)
+        task = bar.add_task(description, total=total)
+        yield lambda n=1: bar.advance(task, n)
 
 
 def build_index(
@@ -187,6 +187,11 @@ def derive_workers(catalog_path: Path) -> int:
     """Processes that parse, derive and serialise products; small catalogs are not worth starting them."""
     if catalog_path.stat().st_size < PARALLEL_MIN_BYTES:
         return 1
+    return parallel_workers()
+
+
+def parallel_workers() -> int:
+    """Worker processes for CPU-bound build steps: one per core, at most MAX_DERIVE_WORKERS."""
     return max(1, min(MAX_DERIVE_WORKERS, os.cpu_count() or 1))
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from ..catalog import attributes, vocabulary
 from ..catalog.product import Product
+from ..versions import source_hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +31,4 @@ def attributes_from_dict(data: dict[str, Any]) -> attributes.Attributes:
 @cache
 def attributes_version() -> str:
     """A hash of the derivation code and its vocabulary: when they change, stored attributes are stale."""
-    digest = hashlib.sha256()
-    for source in (Path(attributes.__file__), Path(vocabulary.__file__), vocabulary.VOCABULARY_PATH):
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
+    return source_hash(attributes.__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH)

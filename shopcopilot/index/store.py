@@ -97,13 +97,18 @@ class StoreWriter:
 
 def stored_json_rows(path: Path, first: int = 0, last: int | None = None) -> Iterator[tuple[str, str]]:
     """(record JSON, attributes JSON) of the products at positions first..last-1 in row order,
-    undecoded, on a private connection (safe in a forked worker)."""
+    undecoded (safe in a forked worker)."""
+    # Rows are numbered 1, 2, ... in insertion order (StoreWriter.add).
+    sql = "SELECT record, attributes FROM products WHERE row > ? AND row <= ? ORDER BY row"
+    return _stream(path, sql, (first, last if last is not None else 2**62))
+
+
+def _stream(path: Path, sql: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Rows of a long query on a private connection: it must not hold a shared one's lock."""
     with sqlite_errors_as_corruption(path):
         db = read_only_connection(path)
         try:
-            # Rows are numbered 1, 2, ... in insertion order (StoreWriter.add).
-            yield from db.execute("SELECT record, attributes FROM products WHERE row > ? AND row <= ? ORDER BY row",
-                                  (first, last if last is not None else 2**62))
+            yield from db.execute(sql, params)
         finally:
             db.close()
 
@@ -200,15 +205,8 @@ class ProductStore:
 
     def indexable(self) -> Iterator[tuple[int, Product]]:
         """(row, product) for every product in row order, for building a search back end."""
-        sql = "SELECT row, record FROM products ORDER BY row"
-        with sqlite_errors_as_corruption(self.path):
-            # A private cursor: this streams for a long time and must not hold the shared lock.
-            db = read_only_connection(self.path)
-            try:
-                for row, record in db.execute(sql):
-                    yield row, product_from_record(json.loads(record))
-            finally:
-                db.close()
+        for row, record in _stream(self.path, "SELECT row, record FROM products ORDER BY row"):
+            yield row, product_from_record(json.loads(record))
 
     def close(self) -> None:
         self._db.close()

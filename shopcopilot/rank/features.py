@@ -10,30 +10,29 @@ candidates' rows (see `gather`), and the reranker works on whole columns.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import multiprocessing
 import math
 import os
 import pickle
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.console import Console
-from rich.progress import Progress
 
 from ..catalog.attributes import Attributes
 from ..catalog.product import Product
+from ..index.build import parallel_workers, progress_counter
 from ..index.store import stored_json_rows
 from ..state import lexicon as lexicon_module
 from ..state import text as text_module
 from ..state.lexicon import path_stems
+from ..versions import source_hash
 
 FEATURES_PREFIX = "rank-features-"
 # Sellers put a product's main selling points first; a requirement met there is met prominently.
@@ -43,7 +42,6 @@ CODE_FACETS = ("department", "closure", "leaf", "brand_key", "store_key", "brand
 POPULARITY_SCALE = math.log1p(100_000)
 SLICE_ROWS = 5_000
 PARALLEL_MIN_ROWS = 20_000
-MAX_WORKERS = 4
 FACETS_CACHE = 100_000
 
 # A whole product is tokenised in one pass as bytes: fields joined by a NUL byte, every byte
@@ -272,40 +270,23 @@ def load_or_build(store: Any, folder: Path, progress: bool = False) -> FeatureSt
 @lru_cache(maxsize=1)
 def features_version() -> str:
     """A hash of the code that computes the features: when it changes, saved features are stale."""
-    digest = hashlib.sha256()
-    for module in (__file__, lexicon_module.__file__, text_module.__file__):
-        digest.update(Path(module).read_bytes())
-    return digest.hexdigest()[:12]
+    return source_hash(__file__, lexicon_module.__file__, text_module.__file__)
 
 
 def build_features(store: Any, progress: bool = False) -> FeatureStore:
     """Every product of an index store, in row order; large stores in parallel slices."""
     rows = len(store)
-    workers = max(1, min(MAX_WORKERS, os.cpu_count() or 1)) if rows >= PARALLEL_MIN_ROWS else 1
+    workers = parallel_workers() if rows >= PARALLEL_MIN_ROWS else 1
     slices = [(store.path, first, min(first + SLICE_ROWS, rows)) for first in range(0, rows, SLICE_ROWS)]
     parts = []
-    with _progress(f"ranking features of {rows:,} products", len(slices), progress) as advance:
-        if workers == 1:
-            for piece in slices:
-                parts.append(_build_slice(piece))
-                advance()
-        else:
-            # Forked before any thread of ours starts; each worker opens the store file itself.
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                for part in pool.imap(_build_slice, slices):
-                    parts.append(part)
-                    advance()
+    with ExitStack() as stack:
+        # The pool forks before the progress bar starts its thread: forking a threaded process is unsafe.
+        pool = stack.enter_context(multiprocessing.get_context("fork").Pool(workers)) if workers > 1 else None
+        tick = stack.enter_context(progress_counter("ranking features", progress, total=rows))
+        for part in pool.imap(_build_slice, slices) if pool else map(_build_slice, slices):
+            parts.append(part)
+            tick(len(part))
     return concatenate(parts)
-
-
-@contextmanager
-def _progress(description: str, total: int, enabled: bool) -> Iterator[Callable[[], None]]:
-    if not enabled:
-        yield lambda: None
-        return
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda: bar.advance(task)
 
 
 def _build_slice(piece: tuple[Path, int, int]) -> FeatureStore:

@@ -8,7 +8,6 @@ plural-folded), weighted by how rare each word is among products, so
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -22,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from ..catalog import vocabulary
 from ..catalog.vocabulary import find_mentions
+from ..versions import source_hash
 from .spelling import SpellFixer
 from .text import STOPWORDS, stem, tokens
 
@@ -229,10 +229,7 @@ def lexicon_from_store(store, cache_folder: Path | None = None) -> Lexicon:
 
 @cache
 def _usable_brands_version() -> str:
-    digest = hashlib.sha256()
-    for source in (Path(__file__), Path(vocabulary.__file__), vocabulary.VOCABULARY_PATH):
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
+    return source_hash(__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH)
 
 
 LEXICON_FILE = "lexicon-counts.json"
