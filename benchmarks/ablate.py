@@ -45,6 +45,8 @@ VARIANTS = {
     "no prominence": _with("ranking", prominence=0.0),
     "no window deepening": _with("retrieval", window_growth=0),
     "no phrase retrieval": _with("retrieval", phrase_window=0),
+    "search descriptions too": _with("retrieval", skip_fields=()),
+    "search without store and description": _with("retrieval", skip_fields=("store", "description")),
 }
 
 

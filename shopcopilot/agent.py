@@ -71,20 +71,20 @@ class Agent:
             self._sessions[session_id] = ShoppingState(profile=dict(user_profile or {}))
 
     def respond(self, session_id: str, user_message: str, turn: int, top_k: int = 10) -> dict[str, Any]:
-        return self._turn(session_id, user_message, turn, top_k, None)[0]
+        return self._turn(session_id, user_message, turn, top_k, None, detailed=False)[0]
 
     # -- the richer API (web demo, CLI chat, tests) ----------------------
     def respond_traced(self, session_id: str, user_message: str, turn: int | None = None, top_k: int = 10,
                        on_event: EventSink | None = None) -> TurnResult:
         """One turn through every stage; `on_event` receives each stage's trace event as it ends."""
-        response, state, diff, tracer = self._turn(session_id, user_message, turn, top_k, on_event)
+        response, state, diff, tracer = self._turn(session_id, user_message, turn, top_k, on_event, detailed=True)
         return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
 
     def _turn(self, session_id: str, user_message: str, turn: int | None, top_k: int,
-              on_event: EventSink | None) -> tuple[dict[str, Any], ShoppingState, Any, Tracer]:
+              on_event: EventSink | None, detailed: bool) -> tuple[dict[str, Any], ShoppingState, Any, Tracer]:
         state = self._session(session_id)
         turn = turn if turn is not None else state.turn + 1
-        tracer = Tracer(on_event)
+        tracer = Tracer(on_event, detailed)
         state, diff = self._understand(tracer, state, str(user_message or ""), turn, top_k)
         candidates = self._retrieve(tracer, state)
         ranked = self._rerank(tracer, state, candidates, top_k)
@@ -99,15 +99,18 @@ class Agent:
         with tracer.stage("understand", message=message, last_question=state.last_question()) as event:
             state, diff = update(state, message, self.lexicon, turn)
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
-            event.output, event.summary = diff.to_dict(), _summarise_diff(diff)
+            event.summary = _summarise_diff(diff)
+            if tracer.detailed:
+                event.output = diff.to_dict()
         return state, diff
 
     def _retrieve(self, tracer: Tracer, state: ShoppingState):
         with tracer.stage("retrieve") as event:
             candidates = retrieve(state, self.index, self.settings.retrieval)
-            event.output = {"query": candidates.query_text, "count": len(candidates.scores),
-                            "window": candidates.window, "top_ids": candidates.ids()[:10]}
-            event.summary = f"{len(candidates.scores)} candidates (window {candidates.window})"
+            event.summary = f"{len(candidates)} candidates (window {candidates.window})"
+            if tracer.detailed:
+                event.output = {"query": candidates.query_text, "count": len(candidates), "window": candidates.window,
+                                "top_ids": self.index.store.asins_for_rows(candidates.best_rows(EXPLAINED))}
         return candidates
 
     def _rerank(self, tracer: Tracer, state: ShoppingState, candidates, top_k: int):
@@ -115,8 +118,12 @@ class Agent:
             seen = set(state.shown_this_epoch())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
-            ranked = rerank(state, self.features, candidates.scores, self.settings.ranking, exclude=seen, limit=keep)
-            event.output = _rerank_output(candidates.ids(), ranked)
+            rows = self.features.of_store_rows(candidates.rows)
+            ranked = rerank(state, self.features, rows, candidates.scores, self.settings.ranking, exclude=seen,
+                            limit=keep)
+            if tracer.detailed:
+                lexical_order = self.index.store.asins_for_rows(candidates.best_rows(len(candidates)))
+                event.output = _rerank_output(lexical_order, ranked)
             event.summary = f"best {len(ranked)} kept, {len(seen)} already shown this epoch"
         return ranked
 

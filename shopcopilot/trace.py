@@ -25,11 +25,15 @@ class StageEvent:
 
 
 class Tracer:
-    """Collects stage events and hands each to `on_event` as soon as it finishes."""
+    """Collects stage events and hands each to `on_event` as soon as it finishes.
 
-    def __init__(self, on_event: EventSink | None = None) -> None:
+    Timings and summaries are always kept; stages fill in their detailed outputs only when
+    `detailed` (a traced turn), so a plain respond() does not pay for them."""
+
+    def __init__(self, on_event: EventSink | None = None, detailed: bool = True) -> None:
         self.events: list[StageEvent] = []
         self._on_event = on_event
+        self.detailed = detailed
 
     @contextmanager
     def stage(self, name: str, **inputs: Any) -> Iterator[StageEvent]:

@@ -234,6 +234,15 @@ def test_offset_and_limit_slice_one_ranking(built: CatalogIndex, backend: str) -
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_row_hits_are_the_same_ranking_as_hits(built: CatalogIndex, backend: str) -> None:
+    hits = built.search("cotton dress", limit=20, backend=backend)
+    found = built.search_rows("cotton dress", limit=20, backend=backend)
+    assert [h.parent_asin for h in hits] == built.store.asins_for_rows(found.rows)
+    assert [h.score for h in hits] == pytest.approx(found.scores)
+    assert all(1 <= row <= len(built.store) for row in found.rows)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_price_and_department_filters(built: CatalogIndex, backend: str) -> None:
     def found(filters: Filters) -> set[str]:
         return set(top_ids(built, "parka", backend, filters=filters))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from shopcopilot.catalog.attributes import derive
@@ -50,8 +51,13 @@ def state_after(lexicon, *messages):
     return state
 
 
+def rerank_all(state, views):
+    """Every product a candidate, all with the same lexical score."""
+    return rerank(state, views, np.arange(len(views)), np.ones(len(views)))
+
+
 def order(state, views):
-    return [s.parent_asin for s in rerank(state, views, {a: 1.0 for a in views.asins})]
+    return [s.parent_asin for s in rerank_all(state, views)]
 
 
 def test_category_evidence_ranks_the_category_first(lexicon, views):
@@ -85,7 +91,7 @@ def test_reason_lists_matched_evidence(lexicon, views):
     from shopcopilot.rank import reason
 
     state = state_after(lexicon, "I need a jacket for men", "what matters is: Water resistant shell")
-    top = rerank(state, views, {a: 1.0 for a in views.asins})[0]
+    top = rerank_all(state, views)[0]
     assert "Water resistant shell" in reason(top)
 
 
@@ -93,7 +99,7 @@ def test_dialogue_never_reasks_and_message_agrees(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     asked = []
     for turn in range(1, 9):
-        ranked = rerank(state, views, {a: 1.0 for a in views.asins})
+        ranked = rerank_all(state, views)
         decision = decide(state, ranked, views, turn, 10)
         if decision.ask_attribute is None:
             break
@@ -109,12 +115,12 @@ def test_no_preference_attribute_is_not_asked(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     state.questions.append((1, "color"))
     state, _ = update(state, "any color is fine", lexicon, 2)
-    decision = decide(state, rerank(state, views, {a: 1.0 for a in views.asins}), views, 2, 10)
+    decision = decide(state, rerank_all(state, views), views, 2, 10)
     assert decision.ask_attribute != "color"
     assert all(alt["attribute"] != "color" for alt in decision.alternatives)
 
 
 def test_last_turn_only_recommends(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
-    decision = decide(state, rerank(state, views, {a: 1.0 for a in views.asins}), views, 10, 10)
+    decision = decide(state, rerank_all(state, views), views, 10, 10)
     assert decision.ask_attribute is None and decision.width == 10

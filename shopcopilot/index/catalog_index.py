@@ -25,7 +25,7 @@ from .fields import DEFAULT_WEIGHTS, SEARCH_FIELDS, STARTER_WEIGHTS, resolve_wei
 from .fingerprint import catalog_sha256, index_fingerprint, write_json_atomic
 from .fts5_backend import FTS5_FILE, Fts5Backend, build_fts5
 from .integrity import find_damage, snapshot
-from .query import NO_FILTERS, Filters, Hit, Query, as_query
+from .query import NO_FILTERS, Filters, Hit, Query, RowHits, as_query
 from .store import ProductStore
 from .tantivy_backend import TantivyBackend
 from .tokenize import TOKENIZER_SETTINGS
@@ -46,9 +46,9 @@ BACKEND_WEIGHTS: dict[str, Mapping[str, float]] = {"tantivy": DEFAULT_WEIGHTS, "
 class SearchBackend(Protocol):
     name: str
 
-    def search(
+    def ranked_rows(
         self, query: Query, *, limit: int, offset: int, filters: Filters, weights: Mapping[str, float]
-    ) -> list[Hit]: ...
+    ) -> RowHits: ...
 
     def count(self, query: Query, *, filters: Filters, weights: Mapping[str, float]) -> int: ...
 
@@ -202,18 +202,36 @@ class CatalogIndex:
         backend: str | None = None,
     ) -> list[Hit]:
         """Ranked hits, best first. `weights` overrides the back end's per-field defaults (0 = not searched)."""
+        found = self.search_rows(query, limit=limit, offset=offset, filters=filters, weights=weights, backend=backend)
+        asins = self.store.asins_for_rows(found.rows)
+        return [Hit(asin, float(score), offset + position)
+                for position, (asin, score) in enumerate(zip(asins, found.scores), start=1)]
+
+    def search_rows(
+        self,
+        query: str | Query,
+        *,
+        limit: int = 10,
+        offset: int = 0,
+        filters: Filters | None = None,
+        weights: Mapping[str, float] | None = None,
+        backend: str | None = None,
+    ) -> RowHits:
+        """`search` as store rows (1, 2, ...) and scores, for callers that work on rows."""
         if not isinstance(limit, int) or limit < 0:
             raise ValueError(f"limit must be an integer >= 0, got {limit!r}")
         if not isinstance(offset, int) or offset < 0:
             raise ValueError(f"offset must be an integer >= 0, got {offset!r}")
         chosen = self.backend(backend)
-        return chosen.search(
+        found = chosen.ranked_rows(
             as_query(query),
             limit=min(limit, len(self.store)),  # tantivy sizes its top-k heap by the limit
             offset=offset,
             filters=filters or NO_FILTERS,
             weights=resolve_weights(weights, BACKEND_WEIGHTS[chosen.name]),
         )
+        self.store.check_rows(found.rows)
+        return found
 
     def count(
         self,

@@ -21,7 +21,7 @@ from typing import Any
 from ..catalog.product import Product
 from .errors import CorruptIndexError, UnsupportedQueryError, sqlite_errors_as_corruption
 from .fields import SEARCH_FIELDS, field_values
-from .query import Filters, Hit, Occur, Query
+from .query import Filters, Occur, Query, RowHits
 from .store import STORE_FILE, ProductStore, read_only_connection
 
 FTS5_FILE = "fts5.sqlite"
@@ -74,21 +74,20 @@ class Fts5Backend:
         if rows != len(store):
             raise CorruptIndexError(f"{self.path}: FTS5 holds {rows} rows but the store holds {len(store)}")
 
-    def search(
+    def ranked_rows(
         self, query: Query, *, limit: int, offset: int, filters: Filters, weights: Mapping[str, float]
-    ) -> list[Hit]:
+    ) -> RowHits:
         plan = _plan(query, weights)
         if plan is None or limit == 0:
-            return []
+            return RowHits.empty()
         rank = f"bm25(fts, {', '.join('?' * len(FTS5_FIELDS))})"
         where, params = _where(plan, filters)
         sql = f"SELECT fts.rowid, {rank} AS s FROM fts {where} ORDER BY s, fts.rowid LIMIT ? OFFSET ?"
         all_params = [weights[name] for name in FTS5_FIELDS] + params + [limit, offset]
         with self._lock, sqlite_errors_as_corruption(self.path):
-            rows = self._db.execute(sql, all_params).fetchall()
-        asins = self._store.asins_for_rows([row for row, _ in rows])
+            found = self._db.execute(sql, all_params).fetchall()
         # bm25() is "lower is better"; flip it so every back end reports higher = better.
-        return [Hit(asin, -score, offset + position) for position, (asin, (_, score)) in enumerate(zip(asins, rows), 1)]
+        return RowHits([row for row, _ in found], [-score for _, score in found])
 
     def count(self, query: Query, *, filters: Filters, weights: Mapping[str, float]) -> int:
         plan = _plan(query, weights)

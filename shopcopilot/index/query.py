@@ -6,6 +6,8 @@ anything; `Query.parse` turns user text into the same structure.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -151,6 +153,18 @@ class Hit:
     parent_asin: str
     score: float
     rank: int  # 1-based position in the full ranking (offset included)
+
+
+class RowHits(NamedTuple):
+    """Ranked store rows and their scores, best first: what a back end returns before rows
+    become ids (callers that work on rows, like the reranker, never pay for that)."""
+
+    rows: list[int]
+    scores: list[float]
+
+    @staticmethod
+    def empty() -> RowHits:
+        return RowHits([], [])
 
 
 NO_FILTERS = Filters()

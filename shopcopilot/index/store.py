@@ -185,11 +185,15 @@ class ProductStore:
 
     def asins_for_rows(self, rows: list[int]) -> list[str]:
         """parent_asins of store rows (the tantivy back end's doc keys), in the order given."""
+        self.check_rows(rows)
         by_row = self._asin_by_row()
-        missing = [row for row in rows if not (0 < row < len(by_row) and by_row[row])]
-        if missing:
-            raise CorruptIndexError(f"{self.path}: search returned rows {missing[:5]} that the store does not hold")
         return [by_row[row] for row in rows]
+
+    def check_rows(self, rows: list[int]) -> None:
+        """A search hit outside 1..len(store) means the back end and the store disagree."""
+        if rows and not (min(rows) >= 1 and max(rows) <= self._count):
+            missing = [row for row in rows if not 1 <= row <= self._count]
+            raise CorruptIndexError(f"{self.path}: search returned rows {missing[:5]} that the store does not hold")
 
     def _asin_by_row(self) -> list[str]:
         # Every search maps rows to ids; one list in memory (about 3 MB at 50k) beats a query per search.

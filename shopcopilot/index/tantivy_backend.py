@@ -14,7 +14,7 @@ from ..catalog.product import Product
 from .derived import Derived
 from .errors import CorruptIndexError
 from .fields import SEARCH_FIELDS, field_values
-from .query import Filters, Hit, Occur, Query
+from .query import Filters, Occur, Query, RowHits
 from .store import ProductStore
 
 TANTIVY_DIR = "tantivy"
@@ -95,22 +95,17 @@ class TantivyBackend:
                 f"{folder}: tantivy holds {self._searcher.num_docs} documents but the store holds {len(store)}"
             )
 
-    def search(
+    def ranked_rows(
         self, query: Query, *, limit: int, offset: int, filters: Filters, weights: Mapping[str, float]
-    ) -> list[Hit]:
+    ) -> RowHits:
         compiled = self._compile(query, filters, weights)
         if compiled is None or limit == 0:
-            return []
-        result = self._searcher.search(compiled, limit=limit, offset=offset, count=False)
-        if not result.hits:
-            return []
-        addresses = [address for _, address in result.hits]
-        rows = self._searcher.fast_field_values("row", addresses)
-        asins = self._store.asins_for_rows(rows)
-        return [
-            Hit(asin, float(score), offset + position)
-            for position, (asin, (score, _)) in enumerate(zip(asins, result.hits), start=1)
-        ]
+            return RowHits.empty()
+        hits = self._searcher.search(compiled, limit=limit, offset=offset, count=False).hits
+        if not hits:
+            return RowHits.empty()
+        rows = self._searcher.fast_field_values("row", [address for _, address in hits])
+        return RowHits(rows, [score for score, _ in hits])
 
     def count(self, query: Query, *, filters: Filters, weights: Mapping[str, float]) -> int:
         compiled = self._compile(query, filters, weights)

@@ -133,6 +133,12 @@ class FeatureStore:
         row_of = self.row_of
         return np.array([row_of[a] for a in asins if a in row_of], dtype=np.int64)
 
+    @staticmethod
+    def of_store_rows(store_rows: np.ndarray) -> np.ndarray:
+        """Feature rows of index-store rows: the store numbers products 1, 2, ... and this store
+        was built from it in that order."""
+        return store_rows - 1
+
     def code_name(self, facet: str, row: int) -> str | None:
         code = int(self.codes[facet][row])
         return self.value_names[code] if code >= 0 else None

@@ -97,24 +97,23 @@ class Columns:
 def rerank(
     state: ShoppingState,
     features: FeatureStore,
-    lexical: Mapping[str, float],
+    rows: np.ndarray,
+    lexical: np.ndarray,
     weights: RankWeights = RankWeights(),
     explain_top: int = 10,
     exclude: frozenset[str] | set[str] = frozenset(),
     limit: int | None = None,
 ) -> list[Scored]:
-    """The candidates (the keys of `lexical`, with their lexical scores) scored and sorted, without
-    `exclude` (already shown), the best `limit` of them (None: all); the first `explain_top` carry
-    their evidence and parts. Excluded products still count in the word statistics."""
-    rows = features.rows(lexical)
+    """The candidates (feature-store `rows`, with their `lexical` scores) scored and sorted, without
+    `exclude` (ids already shown), the best `limit` of them (None: all); the first `explain_top`
+    carry their evidence and parts. Excluded products still count in the word statistics."""
     needs = requirements(state)
     fragments = state.active_fragments()
     stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
     batch = Batch(features, rows, stems, {word for probe in needs.categories for word, _ in probe.words})
     probes = prepare_fragments(fragments, batch)
-    top_lexical = max(lexical.values(), default=0.0) or 1.0
-    lexical_score = np.array([lexical[features.asins[r]] for r in rows.tolist()]) / top_lexical
-    columns = score_columns(needs, probes, batch, lexical_score, weights)
+    top_lexical = float(lexical.max()) if len(lexical) else 0.0
+    columns = score_columns(needs, probes, batch, lexical / (top_lexical or 1.0), weights)
     return _ranked(features, rows, columns, needs, probes, explain_top, exclude, limit)
 
 
@@ -158,8 +157,9 @@ def _ranked(features: FeatureStore, rows: np.ndarray, columns: Columns, needs: R
             explain_top: int, exclude, limit: int | None) -> list[Scored]:
     total = columns.total
     asins = features.asins
-    excluded = [position for position, row in enumerate(rows.tolist()) if asins[row] in exclude] if exclude else []
-    positions = np.delete(np.arange(len(rows)), excluded)
+    positions = np.arange(len(rows))
+    if exclude:
+        positions = positions[~np.isin(rows, features.rows(exclude))]
     # Best score first; equal scores in id order, so results never depend on retrieval order.
     order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))][:limit].tolist()
     ranked_rows, scores = rows[order].tolist(), total[order].tolist()
