@@ -114,7 +114,11 @@ def rerank(
     probes = prepare_fragments(fragments, batch)
     top_lexical = float(lexical.max()) if len(lexical) else 0.0
     columns = score_columns(needs, probes, batch, lexical / (top_lexical or 1.0), weights)
-    return _ranked(features, rows, columns, needs, probes, explain_top, exclude, limit)
+    eligible = np.arange(len(rows))
+    if exclude:
+        eligible = eligible[~np.isin(rows, features.rows(exclude))]
+    add_prominence(columns, probes, batch, weights, eligible, limit)
+    return _ranked(features, rows, columns, needs, probes, explain_top, eligible, limit)
 
 
 def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray, w: RankWeights) -> Columns:
@@ -127,8 +131,7 @@ def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray
     for probe in probes:
         strength = LEVEL_WEIGHT.get(probe.level, 0.6)
         exact = exact_phrase(probe, batch)
-        lead = prominence(probe, batch, exact)
-        fragments += np.where(exact, w.fragment_exact * strength + w.prominence * lead,
+        fragments += np.where(exact, w.fragment_exact * strength,
                               w.fragment_partial * strength * fragment_coverage(probe, batch))
         exact_matches.append(exact)
     value_matches, values = [], np.zeros(n)
@@ -153,13 +156,29 @@ def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray
     return Columns(parts, exact_matches, category_matches, value_matches, budget_matches)
 
 
+def add_prominence(columns: Columns, probes, batch: Batch, w: RankWeights, eligible: np.ndarray,
+                   limit: int | None) -> None:
+    """Add where each quoted requirement sits among the product's lead lines. It moves a score by
+    at most `w.prominence` per requirement, so it is only worked out for products that could
+    still reach the best `limit` (the slow part is a text search per product)."""
+    if not probes or not w.prominence or limit == 0:
+        return
+    needed = np.zeros(len(batch), dtype=bool)
+    if limit is None or limit >= len(eligible):
+        needed[eligible] = True
+    else:
+        total = columns.total[eligible]
+        threshold = np.partition(total, len(total) - limit)[len(total) - limit]  # the limit-th best
+        needed[eligible[total + w.prominence * len(probes) >= threshold]] = True
+    for probe, exact in zip(probes, columns.exact):
+        columns.parts["fragments"] += w.prominence * prominence(probe, batch, exact & needed)
+
+
 def _ranked(features: FeatureStore, rows: np.ndarray, columns: Columns, needs: Requirements, probes,
-            explain_top: int, exclude, limit: int | None) -> list[Scored]:
+            explain_top: int, positions: np.ndarray, limit: int | None) -> list[Scored]:
+    """The products at `positions` (not excluded), best first, the first `explain_top` explained."""
     total = columns.total
     asins = features.asins
-    positions = np.arange(len(rows))
-    if exclude:
-        positions = positions[~np.isin(rows, features.rows(exclude))]
     # Best score first; equal scores in id order, so results never depend on retrieval order.
     order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))][:limit].tolist()
     ranked_rows, scores = rows[order].tolist(), total[order].tolist()
