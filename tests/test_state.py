@@ -221,6 +221,17 @@ def test_a_named_brand_is_remembered_and_a_skipped_value_is_not_a_requirement(le
     assert all("leather" not in f.text for f in state.active_fragments())
 
 
+def test_a_loosely_named_brand_after_a_cue_is_guessed(lexicon):
+    state, _ = run(lexicon, "I need a dress", "something from cherokey would be great")
+    assert ("brand", "Cherokee") in values(state)
+
+
+def test_ordinary_words_after_from_name_no_brand():
+    lexicon = Lexicon(PATHS, ["David Archy", "Cherokee"])
+    state, _ = run(lexicon, "I need boots", "Rubber sole; Shaft measures approximately 8 inches from arch.")
+    assert not values(state, "brand")
+
+
 @pytest.mark.parametrize("message", [
     "switch the suede to leather", "leather rather than suede now", "leather beats suede",
 ])

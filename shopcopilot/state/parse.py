@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .budget import Budget, parse_budget
 from .lexicon import Lexicon, Mention
+from .spelling import is_english
 from .text import STOPWORDS, stem, tokens
 
 _NO_PREFERENCE = re.compile(
@@ -118,6 +119,22 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     return obs
 
 
+def _loose_brand_words(text: str, last_question: str | None) -> str | None:
+    """Words that may name a brand inexactly: the answer to a brand question, or the few words
+    after a cue ("something from nkie") when one of them is not an English word: brand names
+    are coined ("yioby") or misspelled, and "8 inches from arch" names no brand."""
+    if last_question == "brand":
+        return _BRAND_CUE.split(text)[-1]
+    cues = list(_BRAND_CUE.finditer(text))
+    if not cues:
+        return None
+    after = _CLAUSE_END.split(text[cues[-1].end():])[0]
+    words = [t for t in tokens(after) if t not in STOPWORDS]
+    if not words or len(words) > MAX_BRAND_WORDS or all(map(is_english, words)):
+        return None
+    return after
+
+
 def _read_no_preference(text: str, last_question: str | None, obs: Observation) -> None:
     for clause in re.split(r"[.;!?,]| but ", text):
         if not _NO_PREFERENCE.search(clause):
@@ -130,12 +147,14 @@ def _read_no_preference(text: str, last_question: str | None, obs: Observation) 
 
 
 _BRAND_CUE = re.compile(r"\b(?:from|by|brand|made by|usually buy|i buy|i like)\b", re.I)
+_CLAUSE_END = re.compile(r"[,;!?]|\.(?:\s|$)")
+MAX_BRAND_WORDS = 4
 
 
 def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: str | None) -> None:
     mentions = lexicon.mentions(text)
-    if not any(m.facet == "brand" for m in mentions) and (last_question == "brand" or _BRAND_CUE.search(text)):
-        guess = lexicon.guess_brand(_BRAND_CUE.split(text)[-1])
+    if not any(m.facet == "brand" for m in mentions) and (loose := _loose_brand_words(text, last_question)):
+        guess = lexicon.guess_brand(loose)
         if guess is not None and not _NO_PREFERENCE.search(text) and not _NOT_SURE.search(text):
             mentions.append(guess)
     listed_from = _requirement_list_start(text)
