@@ -241,3 +241,21 @@ def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, messag
     assert ("material", "suede") not in values(state)
     assert ("color", "black") in values(state)
     assert diffs[-1].new_epoch
+
+
+def test_state_copy_is_equal_and_independent(lexicon):
+    state, _ = run(lexicon, "I need a men's jacket in suede under $80", "not black. what matters is: two pockets")
+    state.shown[state.epoch] = ["A1"]
+    state.profile = {"preference_tags": ["fit"]}
+    twin = state.copy()
+    assert twin.to_dict() == state.to_dict()
+    twin.constraints[0].status = "replaced"
+    twin.constraints[0].data.setdefault("words", {})["extra"] = 1.0
+    twin.fragments[0].status = "replaced"
+    twin.shown[state.epoch].append("A2")
+    twin.profile["preference_tags"].append("style")
+    twin.history[0].agent = "changed"
+    assert state.constraints[0].status == "active" and "extra" not in state.constraints[0].data.get("words", {})
+    assert state.fragments[0].status == "active"
+    assert state.shown[state.epoch] == ["A1"] and state.profile == {"preference_tags": ["fit"]}
+    assert state.history[0].agent == ""

@@ -108,8 +108,8 @@ def _unscored(hits: RowHits) -> RowHits:
 
 def _first_of_each(found: list[RowHits]) -> tuple[np.ndarray, np.ndarray]:
     """All rows once, each with the score of the first search that found it."""
-    rows = np.array([row for hits in found for row in hits.rows], dtype=np.int64)
-    scores = np.array([score for hits in found for score in hits.scores], dtype=np.float64)
+    rows = np.concatenate([np.asarray(hits.rows, dtype=np.int64) for hits in found])
+    scores = np.concatenate([np.asarray(hits.scores, dtype=np.float64) for hits in found])
     _, first = np.unique(rows, return_index=True)
     first.sort()
     return rows[first], scores[first]

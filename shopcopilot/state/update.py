@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 
 from .lexicon import Lexicon, Mention
@@ -17,7 +16,7 @@ CATEGORY_BOUND = frozenset({"size", "width", "fit", "closure", "style", "use_cas
 
 
 def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> tuple[ShoppingState, StateDiff]:
-    new = copy.deepcopy(state)
+    new = state.copy()
     new.turn = turn
     obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history)
     diff = StateDiff()
