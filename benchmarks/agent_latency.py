@@ -2,9 +2,11 @@
 
     python benchmarks/agent_latency.py --catalog PADDED.jsonl.gz --sessions public_set.jsonl [--protocol official]
 
-Reports agent construction time (index already built), then per-turn respond() wall
-and CPU (process) time percentiles over every turn of every session, and the total
-time of the run. CPU time is the steadier number on a shared machine. With --stages,
+Reports agent construction time (index already built) and its warm-up (which a server
+runs in the background after start; here it runs before the timed turns so its CPU is
+not charged to them), then per-turn respond() wall and CPU (process) time percentiles
+over every turn of every session, and the total time of the run. CPU time is the
+steadier number on a shared machine. With --stages,
 a second run through respond_traced() reports each pipeline stage's own time.
 """
 
@@ -52,13 +54,15 @@ def main() -> None:
     sessions = load_sessions(args.sessions)
     data = load_bench_data(args.catalog, sessions)
     started = time.perf_counter()
-    agent = Timed(Agent(args.catalog))
+    agent = Timed(Agent(args.catalog, warm_up=False))
     built = time.perf_counter() - started
+    agent.agent.warm_up()
+    warmed = time.perf_counter() - started - built
     settings = RunSettings(protocol=args.protocol, turn_timeout=None)
     for session in sessions:
         run_session(agent, session, data, settings)
     total = time.perf_counter() - started
-    print(f"agent construction: {built:.2f} s; whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s")
+    print(f"agent construction: {built:.2f} s, warm-up {warmed:.2f} s; whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s")
     print(f"respond() wall: {percentiles(agent.wall)}")
     print(f"respond() CPU:  {percentiles(agent.cpu)}")
     if args.stages:

@@ -64,26 +64,23 @@ def _presence(features: FeatureStore, rows: np.ndarray, stems: set[str], plural_
     """stem -> per candidate, do its words (or category stems) hold it: one gather for all stems."""
     ragged = features.words if plural_forms else features.category_stems
     ordered = sorted(stems)
-    column_of: dict[int, int] = {}  # vocabulary id -> its column in `found`
-    forms_of = np.zeros((len(ordered), 0), dtype=np.float32)  # stem x column: 1 where the column is its form
-    pairs = []
+    column_of: dict[int, int] = {}  # vocabulary id -> its row in `found`
+    pairs = []  # (stem, row in `found` of one of its forms)
     for stem_index, word in enumerate(ordered):
         for form in word_forms(word) if plural_forms else (word,):
             if (word_id := features.word_id.get(form)) is not None:
                 pairs.append((stem_index, column_of.setdefault(word_id, len(column_of))))
-    if not column_of:
-        return {word: np.zeros(len(rows), dtype=bool) for word in ordered}
-    forms_of = np.zeros((len(column_of), len(ordered)), dtype=np.float32)
-    forms_of[tuple(zip(*pairs))[::-1]] = 1.0
-    column = np.full(len(features.word_id), -1, dtype=np.int32)
-    column[list(column_of)] = list(column_of.values())
-    owner, ids = ragged.gather(rows)
-    hit_column = column[ids]
-    hit = hit_column >= 0
-    found = np.zeros((len(rows), len(column_of)), dtype=np.float32)
-    found[owner[hit], hit_column[hit]] = 1.0
-    # A stem is present when any of its forms is: one product over all stems at once.
-    present = (found @ forms_of).T > 0
+    present = np.zeros((len(ordered), len(rows)), dtype=bool)
+    if column_of:
+        column = np.full(len(features.word_id), -1, dtype=np.int32)
+        column[list(column_of)] = list(column_of.values())
+        owner, ids = ragged.gather(rows)
+        hit_column = column[ids]
+        hit = hit_column >= 0
+        found = np.zeros((len(column_of), len(rows)), dtype=bool)
+        found[hit_column[hit], owner[hit]] = True
+        for stem_index, found_row in pairs:  # a stem is present when any of its forms is
+            present[stem_index] |= found[found_row]
     return dict(zip(ordered, present))
 
 
