@@ -41,7 +41,7 @@ def test_parallel_slices_equal_one_build(index, monkeypatch):
     sliced_words = {i: w for w, i in sliced.word_id.items()}
     for row in range(0, len(whole), 37):
         assert sorted(words[i] for i in whole.words.row(row)) == sorted(sliced_words[i] for i in sliced.words.row(row))
-        assert whole.facets(row) == sliced.facets(row)
+        assert whole.facets([row]) == sliced.facets([row])
     assert np.array_equal(whole.price, sliced.price, equal_nan=True)
 
 
@@ -50,12 +50,19 @@ def test_facets_are_the_stored_attributes(index):
     for asin in index.store.ids()[::97]:
         row = features.row_of[asin]
         attributes, product = index.store.attributes(asin), index.store.get(asin)
-        facets = features.facets(row)
+        facets = features.facets([row])[0]
         assert facets.colors == attributes.colors and facets.sizes == attributes.sizes
         assert facets.materials == attributes.material_names and facets.styles == attributes.styles
         assert facets.department == (attributes.department or None) and facets.leaf == attributes.leaf
         assert facets.brand == ((attributes.brand or product.store) or None)
         assert facets.price == product.price
+
+
+def test_facets_decoded_together_equal_one_at_a_time(index):
+    rows = list(range(0, len(index.store), 53))
+    together = F.load_or_build(index.store, index.path).facets(rows + rows[:3])
+    one_at_a_time = [F.load_or_build(index.store, index.path).facets([row])[0] for row in rows + rows[:3]]
+    assert together == one_at_a_time and len(together) == len(rows) + 3
 
 
 def test_saved_features_are_reused_and_a_corrupt_file_is_rebuilt(index):

@@ -62,7 +62,7 @@ def decide(
     state: ShoppingState, ranked: list[Scored], features: FeatureStore, turn: int,
     top_k: int, settings: DialogueSettings = DialogueSettings(),
 ) -> Decision:
-    pool = [features.facets(s.row) for s in ranked[: settings.pool]]
+    pool = features.facets([s.row for s in ranked[: settings.pool]])
     last_turn = turn >= settings.max_turns
     scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
     best = scores[0] if scores and scores[0][1] > settings.min_gain else None

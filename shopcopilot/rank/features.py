@@ -143,26 +143,35 @@ class FeatureStore:
         code = int(self.codes[facet][row])
         return self.value_names[code] if code >= 0 else None
 
-    def facets(self, row: int) -> Facets:
-        if (cached := self._facets.get(row)) is not None:
-            return cached
-        if len(self._facets) >= FACETS_CACHE:
-            self._facets.clear()
-        self._facets[row] = facets = self._decode_facets(row)
-        return facets
+    def facets(self, rows: list[int]) -> list[Facets]:
+        """The rows' canonical values, in order; rows not seen before are decoded together."""
+        missing = [row for row in dict.fromkeys(rows) if row not in self._facets]
+        if missing:
+            if len(self._facets) + len(missing) > FACETS_CACHE:
+                self._facets.clear()
+            self._facets.update(zip(missing, self._decode_facets(missing)))
+        return [self._facets[row] for row in rows]
 
-    def _decode_facets(self, row: int) -> Facets:
-        names = self.value_names.__getitem__
-        listed = {facet: tuple(map(names, self.lists[facet].row(row).tolist())) for facet in LIST_FACETS}
-        price = float(self.price[row])
-        return Facets(
-            **listed,
-            department=self.code_name("department", row),
-            closure=self.code_name("closure", row),
-            leaf=self.code_name("leaf", row) or "",
-            brand=self.code_name("brand_name", row),
-            price=None if math.isnan(price) else price,
-        )
+    def _decode_facets(self, rows: list[int]) -> list[Facets]:
+        names = self.value_names
+        at = np.asarray(rows, dtype=np.int64)
+        listed: dict[str, list[list[str]]] = {}
+        for facet in LIST_FACETS:
+            listed[facet] = values = [[] for _ in rows]
+            owner, ids = self.lists[facet].gather(at)
+            for position, value_id in zip(owner.tolist(), ids.tolist()):
+                values[position].append(names[value_id])
+        codes = {facet: self.codes[facet][at].tolist() for facet in ("department", "closure", "leaf", "brand_name")}
+        named = {facet: [names[c] if c >= 0 else None for c in column] for facet, column in codes.items()}
+        prices = self.price[at].tolist()
+        return [
+            Facets(
+                *(tuple(listed[facet][i]) for facet in LIST_FACETS),
+                department=named["department"][i], closure=named["closure"][i], leaf=named["leaf"][i] or "",
+                brand=named["brand_name"][i], price=None if math.isnan(prices[i]) else prices[i],
+            )
+            for i in range(len(rows))
+        ]
 
 
 class FeatureBuilder:
