@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -80,9 +80,9 @@ class Ragged:
         return self.ptr[rows + 1] > self.ptr[rows]
 
 
-@dataclass(frozen=True, slots=True)
-class Facets:
-    """A product's canonical values, decoded for the few products a question or reason needs."""
+class Facets(NamedTuple):
+    """A product's canonical values, decoded for the few products a question or reason needs
+    (a tuple: a turn may create dozens, and a frozen dataclass costs ten times more to make)."""
 
     colors: tuple[str, ...]
     materials: tuple[str, ...]
@@ -142,6 +142,13 @@ class FeatureStore:
     def code_name(self, facet: str, row: int) -> str | None:
         code = int(self.codes[facet][row])
         return self.value_names[code] if code >= 0 else None
+
+    def warm_facets(self) -> None:
+        """Decode every product's facets now (about 0.3 s at 50k, in slices), if the cache holds them all."""
+        if len(self) > FACETS_CACHE:
+            return
+        for start in range(0, len(self), SLICE_ROWS):
+            self.facets(list(range(start, min(start + SLICE_ROWS, len(self)))))
 
     def facets(self, rows: list[int]) -> list[Facets]:
         """The rows' canonical values, in order; rows not seen before are decoded together."""
