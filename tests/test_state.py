@@ -259,3 +259,10 @@ def test_state_copy_is_equal_and_independent(lexicon):
     assert state.fragments[0].status == "active"
     assert state.shown[state.epoch] == ["A1"] and state.profile == {"preference_tags": ["fit"]}
     assert state.history[0].agent == ""
+
+
+@pytest.mark.parametrize("said,brand", [("sauconey", "Saucony"), ("celersport", "CS Celersport"), ("mom", None)])
+def test_a_misspelled_or_partial_brand_is_guessed(said, brand):
+    lexicon = Lexicon(PATHS, ["Saucony", "CS Celersport", "David Archy", "Cherokee"])
+    guess = lexicon.guess_brand(said)
+    assert (guess.value if guess else None) == brand

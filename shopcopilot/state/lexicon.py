@@ -35,6 +35,11 @@ FACET_TO_ATTRIBUTE = {
 }
 
 
+# How close (rapidfuzz ratio) a said word must be to a word of a store name for that name
+# to be scored at all: "suacony" ~ "saucony" is 86, "arch" ~ "archy" 89.
+BRAND_WORD_CUTOFF = 75
+
+
 @dataclass(frozen=True, slots=True)
 class Mention:
     facet: str
@@ -58,6 +63,11 @@ class Lexicon:
         )
         self._brands = _brand_table(brands)
         self._brand_keys = sorted(self._brands)
+        self._brands_with_word: dict[str, list[str]] = {}
+        for key in self._brand_keys:
+            for word in set(key.split()):
+                self._brands_with_word.setdefault(word, []).append(key)
+        self._brand_words = sorted(self._brands_with_word)
         self._longest_brand = max((len(k.split()) for k in self._brands), default=0)
         self._brand_first_words = frozenset(k.split(" ")[0] for k in self._brands)
         self._spelling = SpellFixer(_known_words(self.category_idf, category_paths, self._brands), catalog_words)
@@ -90,15 +100,25 @@ class Lexicon:
         return hits
 
     def guess_brand(self, text: str) -> Mention | None:
-        """A brand named loosely or misspelled ("suacony", "cs celersport"), for a reply about brands."""
+        """A brand named loosely or misspelled ("sauconey", "celersport"), for a reply about brands."""
         words = [t for t in tokens(text) if t not in STOPWORDS and t not in KNOWN_EXTRA_SET]
         if not words or not self._brand_keys:
             return None
         query = " ".join(words)
-        best = process.extractOne(query, self._brand_keys, scorer=fuzz.WRatio, score_cutoff=88)
+        best = process.extractOne(query, self._brands_near(words), scorer=fuzz.WRatio, score_cutoff=88)
         if best is None:
             return None
         return Mention("brand", self._brands[best[0]], 0, len(text), text)
+
+    def _brands_near(self, words: list[str]) -> list[str]:
+        """Store names with a word close to one of `words`: scoring every name costs ~20 ms at
+        17k stores, a word-level prefilter ~1 ms."""
+        near: set[str] = set()
+        for word in words:
+            for found, _, _ in process.extract(word, self._brand_words, scorer=fuzz.ratio,
+                                               score_cutoff=BRAND_WORD_CUTOFF, limit=None):
+                near.update(self._brands_with_word[found])
+        return sorted(near)
 
     # -- categories -------------------------------------------------------
     def category_tokens(self, text: str) -> dict[str, float]:
