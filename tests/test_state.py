@@ -266,3 +266,31 @@ def test_a_misspelled_or_partial_brand_is_guessed(said, brand):
     lexicon = Lexicon(PATHS, ["Saucony", "CS Celersport", "David Archy", "Cherokee"])
     guess = lexicon.guess_brand(said)
     assert (guess.value if guess else None) == brand
+
+
+NARROWING_PATHS = {
+    **PATHS,
+    ("Clothing, Shoes & Jewelry", "Women", "Accessories", "Hats & Caps", "Cowboy Hats"): 20,
+    ("Clothing, Shoes & Jewelry", "Women", "Jewelry", "Body Jewelry", "Barbells"): 10,
+}
+
+
+def item(state):
+    return [c.value for c in state.active("category")]
+
+
+def test_an_answer_naming_a_narrower_kind_of_item_narrows_it_and_keeps_the_rest():
+    lexicon = Lexicon(NARROWING_PATHS)
+    state, _ = run(lexicon, "just browsing accessories", "for hiking", "Cowboy hats.", asked=["use_case", "other"])
+    assert item(state) == ["cowboy hats"]
+    assert ("use_case", "hiking") in values(state)
+    state, _ = run(lexicon, "show me something nice", "Dresses.", asked=["other"])
+    assert item(state) == ["dresses"]
+
+
+def test_a_sibling_or_a_closure_does_not_replace_the_item():
+    lexicon = Lexicon(NARROWING_PATHS)
+    state, _ = run(lexicon, "I need body jewelry barbells", "A piece that layers with other necklaces.", asked=["other"])
+    assert item(state) == ["body jewelry barbells"]
+    state, _ = run(lexicon, "show me something nice", "no laces, slip on please.", asked=["other"])
+    assert item(state) == []

@@ -58,6 +58,7 @@ class Lexicon:
                  catalog_words: Iterable[str] = ()) -> None:
         self.category_idf = _category_idf(category_paths)
         self._nodes = _node_index(category_paths)
+        self._ancestors = _ancestor_index(category_paths)
         self.money_like_categories = tuple(
             sorted({part for path in category_paths for part in path if "$" in part}, key=len, reverse=True)
         )
@@ -137,6 +138,21 @@ class Lexicon:
         return any(node <= words for word in words for node in self._nodes.get(word, ()))
 
 
+    def narrows(self, current: Iterable[str], text: str) -> bool:
+        """Does `text` name, in full, a category node below every node the `current` category
+        words name ("cowboy hats" for "accessories", "loafers" for "shoes"; not "necklaces"
+        for "piercing jewelry barbells", a sibling)?"""
+        said, known = {stem(t) for t in tokens(text)}, set(current)
+        named = {node for word in known for node in self._nodes.get(word, ()) if node <= known}
+        if not named:
+            return False
+        for word in said:
+            for node in self._nodes.get(word, ()):
+                if node <= said and not node <= known and named <= self._ancestors.get(node, set()):
+                    return True
+        return False
+
+
 def path_stems(categories: Iterable[str]) -> set[str]:
     """Plural-folded words of a product's category path, without the catalog root."""
     out: set[str] = set()
@@ -163,6 +179,20 @@ def _node_index(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, list
         for word in node:
             index.setdefault(word, []).append(node)
     return index
+
+
+def _ancestor_index(category_paths: Mapping[tuple[str, ...], int]) -> dict[frozenset[str], set[frozenset[str]]]:
+    """category node -> every node above it on some path (nodes as in `_node_index`)."""
+    ancestors: dict[frozenset[str], set[frozenset[str]]] = {}
+    for path in category_paths:
+        above: list[frozenset[str]] = []
+        for part in path:
+            words = frozenset(stem(t) for t in tokens(part) if t not in STOPWORDS)
+            if part.strip().lower() == ROOT_CATEGORY or not words or words <= DEPARTMENT_NODES:
+                continue
+            ancestors.setdefault(words, set()).update(above)
+            above.append(words)
+    return ancestors
 
 
 def _category_idf(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, float]:

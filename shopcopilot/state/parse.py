@@ -101,10 +101,13 @@ class Observation:
     override: bool = False
     browsing: bool | None = None
     category_text: str = ""
+    category_narrows: bool = False  # the named item is a narrower kind of the current one
     fragments: list[str] = field(default_factory=list)
 
 
-def parse_message(message: str, lexicon: Lexicon, last_question: str | None, first_turn: bool) -> Observation:
+def parse_message(message: str, lexicon: Lexicon, last_question: str | None, first_turn: bool,
+                  category: frozenset[str] | None = None) -> Observation:
+    """`category`: the current item's category words (None: no item yet)."""
     obs = Observation()
     original = message.strip()
     text = lexicon.fix_spelling(original)
@@ -115,7 +118,7 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     _read_no_preference(text, last_question, obs)
     _read_values(text, lexicon, obs, last_question)
     obs.negated_words = _negated_free_words(text, lexicon)
-    _read_pieces(text, original, lexicon, first_turn, last_question, obs)
+    _read_pieces(text, original, lexicon, first_turn, last_question, category, obs)
     return obs
 
 
@@ -214,7 +217,7 @@ _NOT_A_THING = frozenset(
 
 
 def _read_pieces(text: str, original: str, lexicon: Lexicon, first_turn: bool, last_question: str | None,
-                 obs: Observation) -> None:
+                 current: frozenset[str] | None, obs: Observation) -> None:
     """Split into clauses; a category statement names the item, the rest are requirement fragments
     (kept in the shopper's own spelling, which may quote the catalog verbatim)."""
     pieces, as_written = _split_pieces(text), _split_pieces(original)
@@ -223,7 +226,7 @@ def _read_pieces(text: str, original: str, lexicon: Lexicon, first_turn: bool, l
     listed_from, position = _requirement_list_start(text), 0
     for piece, written in zip(pieces, as_written):
         position = text.find(piece, position)
-        category = _category_statement(piece, lexicon, first_turn, last_question, obs)
+        category = _category_statement(piece, lexicon, first_turn, last_question, current, obs)
         if category and not obs.category_text:
             obs.category_text = category
             continue
@@ -233,19 +236,22 @@ def _read_pieces(text: str, original: str, lexicon: Lexicon, first_turn: bool, l
 
 
 def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_question: str | None,
-                        obs: Observation) -> str:
+                        current: frozenset[str] | None, obs: Observation) -> str:
     """The item named by this clause, when the clause is about WHAT to buy.
 
     A clause names the item when it seeks something ("I need X"), opens the
     conversation, answers a category question, or corrects the item
-    ("i mean belts", "scratch that: everyday bras, not panties"). Elsewhere
+    ("i mean belts", "scratch that: everyday bras, not panties"), or answers
+    an open question with little but a narrower kind of the item ("cowboy
+    hats" for accessories) or, with no item yet, with an item. Elsewhere
     category words are only evidence, so a feature line like "ankle boots"
     never replaces the item.
     """
     seeking = _SEEKING.match(piece)
     body = piece[seeking.end():] if seeking else _strip_leadin(piece)
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
-    # Colours and materials ("wool", "navy") do not name an item, even where a category says them.
+    # Colours, materials and closures ("wool", "navy", "slip on") do not name an item, even
+    # where a category says them.
     if not lexicon.category_tokens(_without_mentions(body, lexicon)):
         return ""
     words = lexicon.category_tokens(body)
@@ -256,6 +262,10 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     answer = last_question == "category" or (obs.override and _mostly_category(body, words))
     if answer and lexicon.names_category_node(body):
         return _item_span(body, words)
+    if last_question in (None, "other") and _mostly_category(body, words) and lexicon.names_category_node(body):
+        if current is None or lexicon.narrows(current, body):
+            obs.category_narrows = current is not None
+            return _item_span(body, words)
     return ""
 
 
@@ -268,7 +278,7 @@ def _item_span(body: str, words: dict[str, float]) -> str:
 
 def _without_mentions(text: str, lexicon: Lexicon) -> str:
     for mention in sorted(lexicon.mentions(text), key=lambda m: -m.start):
-        if mention.facet in ("color", "material"):
+        if mention.facet in ("color", "material", "closure"):
             text = text[: mention.start] + " " + text[mention.end:]
     return text
 

@@ -18,7 +18,9 @@ CATEGORY_BOUND = frozenset({"size", "width", "fit", "closure", "style", "use_cas
 def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> tuple[ShoppingState, StateDiff]:
     new = state.copy()
     new.turn = turn
-    obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history)
+    item = new.active("category")
+    current = frozenset(item[-1].data.get("words", {})) if item else None
+    obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history, category=current)
     diff = StateDiff()
     contrasted = _contrasted_values(new, obs)
     if (obs.override or contrasted) and new.history:
@@ -27,8 +29,8 @@ def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> t
     level = _level(new, obs)
     _update_intent(new, obs, diff)
     category_changed = _apply_category(new, obs, lexicon, level, diff)
-    if category_changed and new.history:
-        _drop_category_bound(new, diff)
+    if category_changed and new.history and not obs.category_narrows:
+        _drop_category_bound(new, diff)  # a narrower kind of the same item keeps them
     replaced_facets = _apply_values(new, [m for m in obs.values if (m.facet, m.value) not in contrasted],
                                     level, obs.override, diff)
     replaced_facets |= _replace_contrasted(new, contrasted, diff)
