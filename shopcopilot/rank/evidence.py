@@ -135,11 +135,17 @@ def exact_phrase(probe: FragmentProbe, batch: Batch) -> np.ndarray:
     possible = np.ones(len(batch), dtype=bool)
     for word in probe.weights:
         possible &= batch.has[word]
+    positions = np.flatnonzero(possible)
+    found = _finds(text, key, ptr, rows[positions])
     out = np.zeros(len(batch), dtype=bool)
-    for position in np.flatnonzero(possible).tolist():
-        row = int(rows[position])
-        out[position] = text.find(key, ptr[row], ptr[row + 1]) >= 0
+    out[positions] = [at >= 0 for at in found]
     return out
+
+
+def _finds(blob: bytes, key: bytes, ptr: np.ndarray, rows: np.ndarray) -> list[int]:
+    """Where `key` first occurs in each row's slice of `blob` (-1: nowhere), as absolute offsets."""
+    find = blob.find
+    return [find(key, start, end) for start, end in zip(ptr[rows].tolist(), ptr[rows + 1].tolist())]
 
 
 def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndarray:
@@ -147,11 +153,11 @@ def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndar
     less further down, 0 if not among the lead lines."""
     features, key = batch.features, probe.key.encode("ascii", "replace")
     lead, ptr = features.lead, features.lead_ptr
+    positions = np.flatnonzero(exact)
+    rows = batch.rows[positions]
     out = np.zeros(len(batch))
-    for position in np.flatnonzero(exact).tolist():
-        row = int(batch.rows[position])
-        start, end = int(ptr[row]), int(ptr[row + 1])
-        found = lead.find(key, start, end)
+    for position, start, end, found in zip(positions.tolist(), ptr[rows].tolist(), ptr[rows + 1].tolist(),
+                                           _finds(lead, key, ptr, rows)):
         if found >= 0:  # lead lines are NUL-separated: the line number is the NULs before the hit
             out[position] = 1.0 - lead.count(b"\x00", start, found) / (lead.count(b"\x00", start, end) + 1)
     return out
