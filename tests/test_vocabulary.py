@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import sys
 from pathlib import Path
@@ -124,6 +125,70 @@ def test_mentions_match_whole_words_only() -> None:
     assert _found("a tangent", "color") == []
     assert _found("MEN'S shirt", "department") == ["men"]
     assert _found("womenswear", "department") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        ("navy-blue", [(0, 9)]),  # any gap between words, however long, reads as one
+        ("navy,  -- blue", [(0, 14)]),
+        ("Navy\u00a0Blue", [(0, 9)]),
+        ("navy_blue", [(0, 9)]),  # an underscore is a gap too, as in the tokenizer
+        ("navyblue navy2 2navy", []),  # only whole words
+        ("navyé éblue İnavy", []),  # letters outside ASCII belong to the word
+        ("wom'en's wear", [(0, 8)]),  # an apostrophe inside a word is dropped
+        ("women''s", [(0, 5)]),  # two apostrophes end the word
+        ("'navy' blue", [(1, 11)]),  # an apostrophe at a word's edge is a gap
+        ("hook&loop, hook &loop, hook& loop", [(0, 9), (11, 21), (23, 33)]),  # '&' is a word of its own
+        ("navy & blue", [(0, 4), (7, 11)]),  # ... so it breaks a phrase
+        ("3/4 sleeve", [(0, 10)]),
+    ],
+)
+def test_phrases_match_whole_words_across_any_gap(text: str, spans: list[tuple[int, int]]) -> None:
+    assert sorted({(m.start, m.end) for m in find_mentions(text)}) == spans
+
+
+def test_overlapping_phrases_take_the_leftmost_then_the_longest() -> None:
+    # "navy blue" holds the colour "blue"; "blue jeans" would start inside it and is not read.
+    assert [(m.text, m.value) for m in find_mentions("navy blue jeans", ("color",))] == [("navy blue", "blue")]
+    assert [m.text for m in find_mentions("wide leg, wide")] == ["wide leg", "wide"]
+    assert [m.text for m in find_mentions("sterling silver 925 sterling silver")] == [
+        "sterling silver", "sterling silver", "925 sterling silver", "925 sterling silver",
+    ]
+
+
+_TOKEN_PATTERN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[&/]")
+
+
+def _word_by_word_spans(text: str) -> list[tuple[int, int]]:
+    """The phrase spans a plain scan finds: the text's words, then the longest phrase at each word."""
+    folded = vocabulary_module._fold(text)
+    words = [(m.start(), m.end(), m.group().replace("'", "")) for m in _TOKEN_PATTERN.finditer(folded)]
+    phrases = {normalize_phrase(t) for table in vocabulary().tables.values() for terms in table.values() for t in terms}
+    longest = max(len(phrase.split(" ")) for phrase in phrases)
+    spans, first = [], 0
+    while first < len(words):
+        for count in range(min(longest, len(words) - first), 0, -1):
+            if " ".join(word for _, _, word in words[first : first + count]) in phrases:
+                spans.append((words[first][0], words[first + count - 1][1]))
+                first += count
+                break
+        else:
+            first += 1
+    return spans
+
+
+def test_the_phrase_automaton_finds_what_a_word_by_word_scan_finds() -> None:
+    rng = random.Random(5)
+    terms = sorted({t for table in vocabulary().tables.values() for terms in table.values() for t in terms})
+    gaps = [" ", "  ", ", ", "-", " & ", "&", "/", " / ", "'", "’", "''", "_", "\u00a0", JOIN, ".", " (", ") "]
+    others = ["é", "İ", "ß", "x", "2", "tired", "ſ", "\u212a", "Σ", "pocket's"]
+    for _ in range(3000):
+        pieces = [rng.choice(terms) if rng.random() < 0.7 else rng.choice(others) for _ in range(rng.randint(1, 8))]
+        text = "".join(piece + rng.choice(gaps) for piece in pieces)
+        folded = vocabulary_module._fold(text)
+        found = vocabulary_module._phrases(vocabulary_module._canonical(folded, joined=False), vocabulary().phrases)
+        assert [(start, end) for start, end, _ in found] == _word_by_word_spans(text), text
 
 
 def test_phrase_in_two_tables_yields_both() -> None:

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate, compress, count, product, repeat
-from operator import add, attrgetter, contains
+from itertools import accumulate, count, product, repeat
+from operator import add, attrgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+import ahocorasick
 
 VOCABULARY_PATH = Path(__file__).with_name("data") / "vocabulary.json"
 
@@ -54,30 +57,41 @@ OFFICIAL_ATTRIBUTE: Mapping[str, str] = MappingProxyType(
 # Words: letters/digits with inner apostrophes ("women's"); '&' and '/' are kept
 # as tokens so "hook & loop" and "3/4 sleeve" stay distinct phrases.
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[&/]")  # run on _fold()ed text
-_OWNERS = ""  # trie key for "a phrase ends here"; never a word, since words are non-empty
 
 # Scanning costs mostly per call and per pattern pass, and a product has a dozen short texts,
 # so the *_in_each functions scan them as one text joined by JOIN. No pattern here matches
 # or crosses it, every lookaround sees it as a text's start or end (the measure pattern spells
-# that out), and the joined tokenizer reads it as a word of its own, which starts no phrase,
-# so no phrase spans two texts. A text that holds JOIN itself is scanned on its own.
+# that out), and the phrase scan reads it as a word of its own, which is in no phrase, so no
+# phrase spans two texts. A text that holds JOIN itself is scanned on its own.
 JOIN = "\x00"
 
-
-def _splitter(joined: bool, apostrophes: bool, ascii_only: bool) -> re.Pattern[str]:
-    """_TOKEN as a splitter, for text with or without JOINs, apostrophes, non-ASCII characters.
-
-    split() gives [gap, token, gap, token, ..., gap] in one C-level call, so the pieces'
-    running lengths say where each token lies. Each variant finds the same tokens as _TOKEN
-    in the text it is for, faster: without an apostrophe the apostrophe rule cannot apply;
-    in ASCII text the letters and digits are [a-zA-Z0-9]; one set for the one-character tokens.
-    """
-    letter = "[a-zA-Z0-9]" if ascii_only else r"[^\W_]"
-    word = rf"{letter}+(?:'{letter}+)*" if apostrophes else f"{letter}+"
-    return re.compile(rf"({word}|[&/{JOIN if joined else ''}])")
+# The phrase scan runs an Aho-Corasick automaton (C code, one pass) over a canonical copy of
+# the folded text, of the same length so that offsets carry over. In it a word keeps its ASCII
+# letters and digits (any other letter or digit becomes "A", which no phrase holds); '&' and
+# '/' stay, being words of their own; JOIN becomes "|"; an apostrophe inside a word becomes a
+# space, which the automaton skips ("women's" reads as "womens"); every other character is a
+# gap: the first of a run becomes "_" and the rest spaces. So consecutive words read as
+# "word_word", and a phrase is registered between every pair of word edges ("_", "&", "/",
+# "|"), which makes each hit a whole-word hit: what _TOKEN finds, word for word.
+_GAP, _SKIPPED, _OTHER_LETTER = "_", " ", "A"  # no folded text holds ASCII upper case
+_EDGES = "_&/|"
 
 
-_SPLITTERS = {key: _splitter(*key) for key in product((False, True), repeat=3)}
+def _canonical_table(joined: bool) -> str:
+    """str.translate's table for folded ASCII text: words and their edges kept, the rest gaps."""
+    table = [_GAP] * 128
+    for kept in string.ascii_lowercase + string.digits + "&/'" + _OTHER_LETTER:
+        table[ord(kept)] = kept
+    table[ord(JOIN)] = "|" if joined else _GAP  # a text alone reads JOIN as any gap (as _TOKEN does)
+    return "".join(table)
+
+
+_CANONICAL_TABLES = {joined: _canonical_table(joined) for joined in (False, True)}
+_OTHER_WORD_CHARACTER = re.compile(r"[^\W_a-z0-9]")  # in folded text: the non-ASCII letters and digits
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Each starts with a literal, which re scans for in C: a leading lookbehind would try every position.
+_INNER_APOSTROPHE = re.compile(r"'(?<=[a-z0-9A]')(?=[a-z0-9A])")
+_RUN_TAIL = re.compile(r"_(?<=__)")
 
 _SIZE_AFTER_WORD = re.compile(
     r"\b(?:us\s+)?sizes?\s*[:#]?\s*(?P<first>\d{1,2}(?:\.5)?|[a-z0-9]+)(?P<second>[- ][a-z]+)?(?![\w.])",
@@ -89,6 +103,9 @@ _WAIST_BY_INSEAM_X = "xX×"  # all that [x×] matches, case-insensitively (tests
 
 class VocabularyError(ValueError):
     """The vocabulary file is malformed; the message names the file and the entry."""
+
+
+Owners = tuple[tuple[str, str], ...]  # (attribute, canonical value) of each table that lists a phrase
 
 
 class Mention(NamedTuple):
@@ -135,7 +152,7 @@ class Vocabulary:
     waist_size_range: tuple[int, int]
     department_accepts: Mapping[str, frozenset[str]]
     units: Mapping[str, tuple[str, ...]]
-    phrase_trie: dict[str, Any]  # word -> deeper words; _OWNERS -> ((attribute, canonical), ...)
+    phrases: ahocorasick.Automaton  # every phrase's canonical forms -> (length, ((attribute, canonical), ...))
     lookup: Mapping[str, Mapping[str, str]]  # attribute -> normalised word -> canonical
     measure_pattern: re.Pattern[str]
     joined_measure_pattern: re.Pattern[str]  # the same, for texts joined by JOIN
@@ -171,7 +188,7 @@ def load_vocabulary(path: Path) -> Vocabulary:
     tables = {attribute: _read_table(raw, keys, path) for attribute, keys in _TABLES.items()}
     sizes = _require(raw, ("sizes",), dict, path)
     units = {unit: tuple(terms) for unit, terms in _read_table(raw, ("units",), path).items()}
-    phrase_trie = _phrase_trie(tables, path)
+    phrases = _phrase_matcher(tables, path)
     lookup = _lookup(tables)
     accepts = _read_table(raw, ("department_accepts",), path)
     unit_by_term = {_unit_key(term): unit for unit, terms in units.items() for term in terms}
@@ -182,7 +199,7 @@ def load_vocabulary(path: Path) -> Vocabulary:
         waist_size_range=tuple(_require(sizes, ("waist_size_range",), list, path)),
         department_accepts=MappingProxyType({k: frozenset(v) for k, v in accepts.items()}),
         units=MappingProxyType(units),
-        phrase_trie=phrase_trie,
+        phrases=phrases,
         lookup=MappingProxyType(lookup),
         measure_pattern=_measure_pattern(unit_by_term, text_end="$"),
         joined_measure_pattern=_measure_pattern(unit_by_term, text_end=f"$|{JOIN}"),
@@ -211,8 +228,8 @@ def _read_table(raw: object, keys: tuple[str, ...], path: Path) -> dict[str, tup
     return out
 
 
-def _phrase_trie(tables: dict[str, dict[str, tuple[str, ...]]], path: Path) -> dict[str, Any]:
-    """A word trie over every term, so scanning text costs one dict step per word."""
+def _phrase_matcher(tables: dict[str, dict[str, tuple[str, ...]]], path: Path) -> ahocorasick.Automaton:
+    """An automaton over every term, as it reads in canonical text between any two word edges."""
     owners_by_phrase: dict[str, dict[str, str]] = {}
     for attribute, table in tables.items():
         for canonical, terms in table.items():
@@ -226,13 +243,22 @@ def _phrase_trie(tables: dict[str, dict[str, tuple[str, ...]]], path: Path) -> d
                         f"{path}: {attribute} term {term!r} means both {owners[attribute]!r} and {canonical!r}"
                     )
                 owners[attribute] = canonical
-    trie: dict[str, Any] = {}
+    automaton = ahocorasick.Automaton()
     for phrase, owners in owners_by_phrase.items():
-        node = trie
-        for word in phrase.split(" "):
-            node = node.setdefault(word, {})
-        node[_OWNERS] = tuple(owners.items())
-    return trie
+        for form in _canonical_forms(phrase.split(" ")):
+            for before, after in product(_EDGES, repeat=2):
+                automaton.add_word(before + form + after, (len(form), tuple(owners.items())))
+    automaton.make_automaton()
+    return automaton
+
+
+def _canonical_forms(words: list[str]) -> list[str]:
+    """How the words read in canonical text: "_" between two words, none or "_" next to '&' or '/'."""
+    forms = [words[0]]
+    for before, word in zip(words, words[1:]):
+        gaps = ("", _GAP) if before in "&/" or word in "&/" else (_GAP,)
+        forms = [form + gap + word for form in forms for gap in gaps]
+    return forms
 
 
 def _lookup(tables: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, dict[str, str]]:
@@ -388,9 +414,7 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
         offset = starts[index]
         per_text[index].append(Mention("size", value, start - offset, end - offset, text[start:end]))
         sized.add(index)
-    words, bounds = _words(folded, joined)
-    for first, stop, owners in _phrases(words, vocab.phrase_trie):
-        start, end = bounds[2 * first + 1], bounds[2 * stop]
+    for start, end, owners in _phrases(_canonical(folded, joined), vocab.phrases):
         index = bisect_right(starts, start) - 1
         offset, phrase = starts[index], text[start:end]
         for attribute, canonical in owners:
@@ -404,36 +428,39 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
     return per_text
 
 
-def _words(folded: str, joined: bool) -> tuple[list[str], list[int]]:
-    """The tokens as lookup words (apostrophes dropped), and bounds: word i spans bounds[2i + 1] to bounds[2i + 2]."""
-    apostrophes = "'" in folded
-    pieces = _SPLITTERS[joined, apostrophes, folded.isascii()].split(folded)
-    words = pieces[1::2]
-    if apostrophes:
-        for index in compress(count(), map(contains, words, repeat("'"))):
-            words[index] = words[index].replace("'", "")
-    return words, list(accumulate(map(len, pieces), initial=0))
+def _canonical(folded: str, joined: bool) -> str:
+    """The folded text as the phrase automaton reads it (see _EDGES), with a gap added at each end."""
+    if not folded.isascii():
+        folded = _NON_ASCII.sub(_GAP, _OTHER_WORD_CHARACTER.sub(_OTHER_LETTER, folded))
+    canonical = folded.translate(_CANONICAL_TABLES[joined])
+    if "'" in canonical:
+        canonical = _INNER_APOSTROPHE.sub(_SKIPPED, canonical).replace("'", _GAP)
+    return f"{_GAP}{_RUN_TAIL.sub(_SKIPPED, canonical)}{_GAP}"
 
 
-def _phrases(words: list[str], root: dict[str, Any]) -> Iterator[tuple[int, int, tuple[tuple[str, str], ...]]]:
-    """(first word, one past the last, owners) of each leftmost-longest vocabulary phrase."""
-    resume = 0  # words before this one belong to a phrase already found
-    # Most words start no phrase: C-level membership tests pick out the few that may.
-    for first in compress(count(), map(root.__contains__, words)):
-        if first < resume:
-            continue
-        node = root[words[first]]
-        owners, stop = node.get(_OWNERS), first + 1
-        if len(node) > 1 or owners is None:  # longer phrases start with this word
-            for later in range(first + 1, len(words)):
-                node = node.get(words[later])
-                if node is None:
-                    break
-                if _OWNERS in node:
-                    owners, stop = node[_OWNERS], later + 1
-        if owners:
-            yield first, stop, owners
-            resume = stop
+def _phrases(canonical: str, automaton: ahocorasick.Automaton) -> list[tuple[int, int, Owners]]:
+    """(start, end, owners) of each leftmost-longest phrase, in order, in the folded text's offsets."""
+    taken: list[tuple[int, int, Owners]] = []
+    # Hits come in order of their end, the longest first among those ending together.
+    for edge, (length, owners) in automaton.iter(canonical, ignore_white_space=True):
+        # The hit's `length` characters end just before the edge, past any skipped ones among them.
+        start = edge - length
+        skipped = canonical.count(_SKIPPED, start, edge)
+        while edge - start - skipped != length:
+            start = edge - length - skipped
+            skipped = canonical.count(_SKIPPED, start, edge)
+        start, end = start - 1, edge - 1  # the canonical text has one more character in front
+        if taken and start < taken[-1][1]:
+            # It overlaps phrases taken so far: it replaces those starting at or after it (they lie
+            # inside it, being no longer), unless it starts inside one that starts before it.
+            keep = len(taken)
+            while keep and taken[keep - 1][0] >= start:
+                keep -= 1
+            if keep and taken[keep - 1][1] > start:
+                continue
+            del taken[keep:]
+        taken.append((start, end, owners))
+    return taken
 
 
 def _fold(text: str) -> str:
