@@ -272,6 +272,21 @@ def test_substring_prechecks_see_every_character_the_patterns_match() -> None:
     assert set(re.findall("[x×]", every, re.IGNORECASE)) == set(vocabulary_module._WAIST_BY_INSEAM_X)
 
 
+def test_waist_cue_is_in_every_waist_by_inseam_match() -> None:
+    for text in ["32W x 30L", "w32x30", "W 32 X L 30", "32wx30l", "٣٢x٣٠", "32 X\tl 30"]:
+        folded = vocabulary_module._fold(text)
+        (match,) = vocabulary_module._WAIST_BY_INSEAM.finditer(folded)
+        assert vocabulary_module._WAIST_CUE.search(match.group()), text
+
+
+def test_a_number_read_from_its_first_character_on_is_the_same_number() -> None:
+    # The measure pattern reads a number's first character before the rest (see _measure_pattern).
+    first_then_rest = re.compile(rf"[\d.]{vocabulary_module._NUMBER_AFTER_FIRST}")
+    number = re.compile(vocabulary_module._NUMBER)
+    for text in ["5", "12", ".5", "0.33", "1,200", "1,200.5", "12,34", "3/4", "1 1/2", "12 3/4x", "1.2.3", "٣٢", "..5"]:
+        assert [m.span() for m in first_then_rest.finditer(text)] == [m.span() for m in number.finditer(text)], text
+
+
 def test_normalize_phrase() -> None:
     assert normalize_phrase("  Women’s  PULL-on ") == "womens pull on"
     assert normalize_phrase("3/4 Sleeve") == "3 / 4 sleeve"

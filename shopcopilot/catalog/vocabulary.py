@@ -14,7 +14,7 @@ import string
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import accumulate, count, product, repeat
 from operator import add, attrgetter
 from pathlib import Path
@@ -99,6 +99,9 @@ _SIZE_AFTER_WORD = re.compile(
 )
 _WAIST_BY_INSEAM = re.compile(r"\b(?:w\s*)?(\d{2})\s*w?\s*[x×]\s*(?:l\s*)?(\d{2})\s*l?\b", re.IGNORECASE)
 _WAIST_BY_INSEAM_X = "xX×"  # all that [x×] matches, case-insensitively (tests/test_vocabulary.py checks)
+# In folded text (no ASCII capitals) every _WAIST_BY_INSEAM match holds "×", or this: where
+# neither is, no part of the text can hold a match. Led by a literal, it is found by a fast scan.
+_WAIST_CUE = re.compile(r"x\s*(?:l\s*)?\d")
 
 
 class VocabularyError(ValueError):
@@ -277,8 +280,11 @@ def _lookup(tables: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, dict[str
 
 
 _NUMBER = r"(?:\d+\s+\d+/\d+|\d+/\d+|\d*\.\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+)"
+# _NUMBER once its first character is read: the same alternatives in the same order, less that character.
+_NUMBER_AFTER_FIRST = r"(?:(?<=\.)\d+|(?<=\d)(?:\d*\s+\d+/\d+|\d*/\d+|\d*\.\d+|\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*))"
 
 
+@lru_cache(maxsize=1024)
 def _unit_key(term: str) -> str:
     return re.sub(r"\s+", " ", term.lower().rstrip("."))
 
@@ -295,15 +301,16 @@ def _measure_pattern(unit_by_term: Mapping[str, str], text_end: str) -> re.Patte
             alternatives.append(escaped + r"(?![a-z0-9])")
         else:
             alternatives.append(escaped)
-    chain = rf"{_NUMBER}(?:\s*(?:x|×|\*|by|-|–|to)\s*{_NUMBER})*"
-    # The lookbehind lets "21x16x5mm" and '0.8"x0.6"' start after an 'x', but not inside a word
-    # or after a currency sign. The two lookaheads only repeat what follows them (a number starts
-    # with a digit or a point, a unit with its first character) so that most positions fail on
-    # one character test instead of the whole pattern: 2x faster, same matches.
+    # A match starts with a number, so the pattern starts by reading its first character (a digit
+    # or a point): re then skips in C to the next such character instead of trying the pattern at
+    # every position. The lookbehind, of that character and the one before it, lets "21x16x5mm"
+    # and '0.8"x0.6"' start after an 'x', but not inside a word or after a currency sign.
+    chain = rf"[\d.](?<![0-9.,A-WYZa-wyz_$£€].){_NUMBER_AFTER_FIRST}(?:\s*(?:x|×|\*|by|-|–|to)\s*{_NUMBER})*"
+    # The lookahead only repeats what follows it (a unit starts with its first character), so
+    # that most positions fail on one character test instead of every unit.
     unit_starts = "".join(sorted({re.escape(term[0]) for term in unit_by_term}))
     return re.compile(
-        rf"(?=[\d.])(?<![0-9.,A-WYZa-wyz_$£€])(?P<values>{chain})\s*-?\s*"
-        rf"(?=[{unit_starts}])(?P<unit>{'|'.join(alternatives)})",
+        rf"(?P<values>{chain})\s*-?\s*(?=[{unit_starts}])(?P<unit>{'|'.join(alternatives)})",
         re.IGNORECASE,
     )
 
@@ -329,18 +336,15 @@ def find_measures(text: str) -> list[MeasureMatch]:
 
 def find_measures_in_each(texts: Sequence[str]) -> list[list[MeasureMatch]]:
     """`[find_measures(text) for text in texts]`, found in one pass over the texts joined."""
-    per_text: list[list[MeasureMatch]] = [[] for _ in texts]
-    numeric = [index for index, text in enumerate(texts) if _may_hold_digit(text)]  # a measure starts with one
-    joined = _joined([texts[index] for index in numeric])
+    joined = _joined(texts)
     if joined is None:
-        for index in numeric:
-            per_text[index] = find_measures(texts[index])
-        return per_text
-    offsets = _offsets([texts[index] for index in numeric])
+        return [find_measures(text) for text in texts]
+    per_text: list[list[MeasureMatch]] = [[] for _ in texts]
+    offsets = _offsets(texts)
     for match in _measures(joined, vocabulary().joined_measure_pattern):
         which = bisect_right(offsets, match.start) - 1
         offset = offsets[which]
-        per_text[numeric[which]].append(MeasureMatch(match.measure, match.start - offset, match.end - offset))
+        per_text[which].append(MeasureMatch(match.measure, match.start - offset, match.end - offset))
     return per_text
 
 
@@ -376,7 +380,18 @@ def find_mentions_in_each(texts: Sequence[str]) -> list[list[Mention]]:
     joined = _joined(texts)
     if joined is None:
         return [find_mentions(text) for text in texts]
-    return _mentions(joined, JOIN.join(map(_fold, texts)), _offsets(texts), joined=True)
+    return _mentions(joined, _fold_joined(joined, texts), _offsets(texts), joined=True)
+
+
+def _fold_joined(joined: str, texts: Sequence[str]) -> str:
+    """`JOIN.join(map(_fold, texts))`, in one call when no character's lower case is longer.
+
+    Lower case reads a capital sigma's neighbours, but JOIN stops that as a text's ends do.
+    """
+    folded = joined.lower()
+    if len(folded) != len(joined):
+        return JOIN.join(map(_fold, texts))
+    return folded.replace("’", "'")
 
 
 def _joined(texts: Sequence[str]) -> str | None:
@@ -486,6 +501,8 @@ def _size_mentions(folded: str, joined: bool, vocab: Vocabulary) -> list[tuple[i
                 value, end = canonical_size(match.group("first")), match.end("first")
             if value is not None:
                 found.append((match.start(), end, value))
+    if "×" not in folded and not _WAIST_CUE.search(folded):
+        return found
     low, high = vocab.waist_size_range
     for part_start, part_end in _parts_containing(folded, _WAIST_BY_INSEAM_X, joined):
         if not _may_hold_digit(folded[part_start:part_end]):
@@ -523,6 +540,7 @@ def _first_of(text: str, needles: Sequence[str], start: int) -> int:
     return min((at for at in map(text.find, needles, repeat(start)) if at >= 0), default=-1)
 
 
+@lru_cache(maxsize=4096)  # the build asks about the same few words for every product
 def canonical_size(word: str) -> str | None:
     """A letter size ("xl" -> "XL", "xxl" -> "2XL", "m" -> "M"), or a numeric shoe/waist size as text."""
     vocab = vocabulary()
