@@ -23,18 +23,18 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ..catalog.loader import CatalogError, LineCheck, LoadReport, iter_lines, parse_line
+from ..catalog.loader import CatalogError, LineCheck, LoadReport, open_text, parse_line
 from ..catalog.product import Product, RecordError
 from ..catalog.vocabulary import vocabulary
 from .derived import derive
 from .fingerprint import write_json_atomic
 from .integrity import snapshot
-from .store import STORE_FILE, StoreWriter, store_columns
+from .store import PRICE_COLUMN, STORE_FILE, StoreWriter, store_columns
 from .tantivy_backend import TANTIVY_DIR, TantivyWriter, document_json
 
 log = logging.getLogger(__name__)
@@ -144,12 +144,14 @@ def _write_products(work: Path, catalog_path: Path, report: LoadReport, workers:
         tantivy_writer = TantivyWriter(work / TANTIVY_DIR)
         try:
             with progress_counter(f"indexing {catalog_path.name}", progress) as tick:
-                for number, prepared in prepared_lines(iter_lines(catalog_path), pool, workers):
+                for number, prepared in prepared_lines(line_batches(catalog_path), pool, workers):
                     if isinstance(prepared, str):
                         check.invalid(number, prepared)
-                    elif check.first(number, prepared.parent_asin):
-                        row = store.add(prepared.columns)
-                        tantivy_writer.add(row, prepared.document, prepared.price)
+                        continue
+                    columns, document = prepared
+                    if check.first(number, columns[0]):
+                        row = store.add(columns)
+                        tantivy_writer.add(row, document, columns[PRICE_COLUMN])
                         tick()
         except (OSError, EOFError, UnicodeDecodeError) as exc:
             tantivy_writer.abort()
@@ -163,24 +165,14 @@ def _write_products(work: Path, catalog_path: Path, report: LoadReport, workers:
     return store.rows
 
 
-class Prepared(NamedTuple):
-    """One product as the store and tantivy take it: derived and serialised (the workers' share)."""
-
-    columns: tuple[Any, ...]  # store_columns()
-    document: str  # document_json()
-
-    @property
-    def parent_asin(self) -> str:
-        return self.columns[0]
-
-    @property
-    def price(self) -> float | None:
-        return self.columns[3]
+# One product as the store and tantivy take it, derived and serialised (the workers' share):
+# (store_columns(), document_json()). A plain tuple: the main process unpickles it in C.
+Prepared = tuple[tuple[Any, ...], str]
 
 
 def prepare(product: Product) -> Prepared:
     derived = derive(product)
-    return Prepared(store_columns(product, derived), document_json(product, derived))
+    return store_columns(product, derived), document_json(product, derived)
 
 
 def derive_workers(catalog_path: Path) -> int:
@@ -211,20 +203,29 @@ def _start_worker() -> None:
     gc.freeze()
 
 
+def line_batches(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, the lines) of the catalog's lines, PREPARE_BATCH at a time, blank ones too."""
+    with open_text(path) as handle:
+        first = 1
+        while batch := list(itertools.islice(handle, PREPARE_BATCH)):
+            yield first, batch
+            first += len(batch)
+
+
 def prepared_lines(
-    lines: Iterator[tuple[int, str]], pool: Pool | None, workers: int
+    batches: Iterator[tuple[int, list[str]]], pool: Pool | None, workers: int
 ) -> Iterator[tuple[int, Prepared | str]]:
-    """(line number, the line's product prepared or why the line is invalid), in catalog order.
+    """(line number, the line's product prepared or why the line is invalid), in catalog order; blank lines skipped.
 
     The main process only reads lines and writes rows: parsing, deriving and serialising
     run in the pool, which gets raw lines and returns strings, both cheap to pass.
     """
     if pool is None:
-        for batch in _batches(lines, PREPARE_BATCH):
+        for batch in batches:
             yield from _prepare_batch(batch)
         return
     pending: deque[AsyncResult[list[tuple[int, Prepared | str]]]] = deque()
-    for batch in _batches(lines, PREPARE_BATCH):
+    for batch in batches:
         pending.append(pool.apply_async(_prepare_batch, (batch,)))
         # A bounded window keeps memory flat however large the catalog is.
         if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
@@ -233,19 +234,17 @@ def prepared_lines(
         yield from result.get()
 
 
-def _prepare_batch(lines: list[tuple[int, str]]) -> list[tuple[int, Prepared | str]]:
+def _prepare_batch(batch: tuple[int, list[str]]) -> list[tuple[int, Prepared | str]]:
+    first, lines = batch
     prepared: list[tuple[int, Prepared | str]] = []
-    for number, line in lines:
+    for number, line in enumerate(lines, first):
+        if not line.strip():
+            continue
         try:
             prepared.append((number, prepare(parse_line(line))))
         except RecordError as exc:
             prepared.append((number, str(exc)))
     return prepared
-
-
-def _batches(items: Iterator[tuple[int, str]], size: int) -> Iterator[list[tuple[int, str]]]:
-    while batch := list(itertools.islice(items, size)):
-        yield batch
 
 
 def _log_problems(report: LoadReport) -> None:

@@ -50,12 +50,17 @@ class ProductFacts:
     leaf_category: str
 
 
+# What json.dumps(value, ensure_ascii=False) makes, without building an encoder per call.
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
+PRICE_COLUMN = 3  # in store_columns()
+
+
 def store_columns(product: Product, derived: Derived) -> tuple[Any, ...]:
     """A product's row after the row number, serialised (done in the build's worker processes)."""
     return (
         product.parent_asin,
-        json.dumps(product.to_record(), ensure_ascii=False),
-        json.dumps(derived.attributes, ensure_ascii=False),
+        _JSON_TEXT(product.to_record()),
+        _JSON_TEXT(derived.attributes),
         product.price,
         product.average_rating,
         product.rating_number,
