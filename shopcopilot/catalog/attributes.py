@@ -294,11 +294,13 @@ def _sizes(
         sizes.append(value)  # "... Blouse T-Shirt L": listings name the variant's size last
     # Bare "large", "wide", "tall" say little in prose ("large pockets", "wide waistband"):
     # the title may use fit and width words, but size words need a clear form anywhere.
-    sizes.extend(m.value for m in title_mentions if m.attribute in ("fit", "width") or _is_clear_size(m))
-    for mentions in feature_mentions:
-        sizes.extend(
-            m.value for m in mentions if m.attribute in _SIZE_ATTRIBUTES and (_is_clear_size(m) or _is_phrase(m))
-        )
+    sizes.extend(m.value for m in title_mentions if m.attribute in _SIZE_ATTRIBUTES and _title_size(m))
+    sizes.extend(
+        m.value
+        for mentions in feature_mentions
+        for m in mentions
+        if m.attribute in _SIZE_ATTRIBUTES and (_is_clear_size(m) or _is_phrase(m))
+    )
     return _unique(sizes)
 
 
@@ -310,6 +312,10 @@ def _title_end_letter(title: str) -> re.Match[str] | None:
     # A match ends in at most 8 characters (a separator, "XXXXXL", ")") and then whitespace:
     # searching from there skips the rest of the title.
     return _TITLE_END_LETTER.search(title, max(0, len(title.rstrip()) - 8))
+
+
+def _title_size(mention: Mention) -> bool:
+    return mention.attribute in ("fit", "width") or _is_clear_size(mention)
 
 
 def _is_clear_size(mention: Mention) -> bool:

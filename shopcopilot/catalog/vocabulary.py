@@ -172,6 +172,7 @@ class Vocabulary:
         return tuple(self.tables[attribute])
 
 
+@lru_cache(maxsize=4096)  # derive() asks about the same few size words for every product
 def normalize_phrase(text: str) -> str:
     """Lower-case words joined by single spaces, apostrophes dropped: the key every lookup uses."""
     return " ".join(token.replace("'", "") for token in _TOKEN.findall(_fold(text)))
