@@ -248,10 +248,13 @@ def _phrase_matcher(tables: dict[str, dict[str, tuple[str, ...]]], path: Path) -
                     )
                 owners[attribute] = canonical
     automaton = ahocorasick.Automaton()
+    edge_pairs = list(product(_EDGES, repeat=2))
     for phrase, owners in owners_by_phrase.items():
+        found = tuple(owners.items())
         for form in _canonical_forms(phrase.split(" ")):
-            for before, after in product(_EDGES, repeat=2):
-                automaton.add_word(before + form + after, (len(form), tuple(owners.items())))
+            value = (len(form), found)  # shared by the form's 16 keys: a tuple each made loading 2.5x slower
+            for before, after in edge_pairs:
+                automaton.add_word(f"{before}{form}{after}", value)
     automaton.make_automaton()
     return automaton
 
