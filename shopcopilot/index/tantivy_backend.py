@@ -127,13 +127,17 @@ class TantivyBackend:
         which tantivy scores about twice as fast as one nested group per word."""
         optional: dict[tuple[str, str], float] = defaultdict(float)  # repeated words add up their boosts
         grouped: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        field_boosts: dict[tuple[tuple[str, ...], float], dict[str, float]] = {}  # parsed text: a clause a word
         for clause in query.clauses:
-            fields = [name for name in (clause.fields or SEARCH_FIELDS) if weights[name] > 0]
-            if not fields or not clause.words:
+            boosts = field_boosts.get((clause.fields, clause.boost))
+            if boosts is None:
+                fields = [name for name in (clause.fields or SEARCH_FIELDS) if weights[name] > 0]
+                boosts = field_boosts[(clause.fields, clause.boost)] = {
+                    name: weights[name] * clause.boost for name in fields}
+            if not boosts or not clause.words:
                 if clause.occur is Occur.MUST:
                     return None  # a required clause that no searched field can satisfy
                 continue
-            boosts = {name: weights[name] * clause.boost for name in fields}
             if clause.occur is Occur.MUST_NOT:
                 grouped += [(tantivy.Occur.MustNot, self._term(word, name)) for word in clause.words for name in fields]
             elif clause.phrase and len(clause.words) > 1:
