@@ -7,7 +7,6 @@ then every evidence term is computed for all candidates at once, as columns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np

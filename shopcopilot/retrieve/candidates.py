@@ -92,7 +92,8 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     # A named brand is a short list of its own: make sure it is among the candidates.
     for constraint in state.active("brand"):
         brand_query = Query((terms(constraint.value, fields=BRAND_FIELDS),))
-        found.append(_unscored(index.search_rows(brand_query, limit=settings.brand_window, filters=filters, weights=weights)))
+        brand_hits = index.search_rows(brand_query, limit=settings.brand_window, filters=filters, weights=weights)
+        found.append(_unscored(brand_hits))
     # Products quoting the shopper's requirements word for word, in one query.
     phrases = tuple(phrase(f.text, fields=PHRASE_FIELDS) for f in state.active_fragments() if len(tokens(f.text)) >= 2)
     if phrases and settings.phrase_window:
