@@ -242,6 +242,22 @@ def test_row_hits_are_the_same_ranking_as_hits(built: CatalogIndex, backend: str
     assert all(1 <= row <= len(built.store) for row in found.rows)
 
 
+def test_a_repeated_search_reuses_its_answer_and_options_are_part_of_the_question(
+        built: CatalogIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = built.backend("tantivy")
+    calls = []
+    original = backend.ranked_rows
+    monkeypatch.setattr(backend, "ranked_rows", lambda *a, **k: calls.append(1) or original(*a, **k))
+    first = built.search_rows("everyday", limit=15)
+    assert first.rows and built.search_rows("everyday", limit=15) == first and len(calls) == 1
+    built.search_rows("everyday", limit=15, filters=Filters(max_price=40))
+    built.search_rows("everyday", limit=15, weights={"description": 0.0})
+    built.search_rows("everyday", limit=16)
+    assert len(calls) == 4
+    with pytest.raises(TypeError):
+        first.rows[0] = 0  # shared answers are read-only
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_price_and_department_filters(built: CatalogIndex, backend: str) -> None:
     def found(filters: Filters) -> set[str]:

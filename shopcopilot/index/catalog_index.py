@@ -11,7 +11,9 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,6 +40,7 @@ BACKENDS = ("tantivy", "fts5")
 DEFAULT_BACKEND = "tantivy"
 FTS5_MANIFEST_FILE = "fts5.json"
 HASH_CACHE_FILE = "catalog-hashes.json"
+RECENT_SEARCHES = 512  # row answers kept for repeated searches
 
 # Each back end ranks with its own defaults: fts5 reproduces the starter as it was.
 BACKEND_WEIGHTS: dict[str, Mapping[str, float]] = {"tantivy": DEFAULT_WEIGHTS, "fts5": STARTER_WEIGHTS}
@@ -169,6 +172,10 @@ class CatalogIndex:
         self.store = store
         self.progress = progress  # show a bar if a lazy back end has to be built
         self._backends: dict[str, SearchBackend] = {"tantivy": TantivyBackend(folder / "tantivy", store)}
+        # A conversation repeats searches (an unchanged quote list, a "no preference" turn); the
+        # index never changes, so a repeated search can reuse its answer.
+        self._recent: OrderedDict[tuple[Any, ...], RowHits] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     @classmethod
     def load(cls, folder: Path, catalog_path: Path, *, progress: bool = True) -> CatalogIndex:
@@ -223,14 +230,26 @@ class CatalogIndex:
         if not isinstance(offset, int) or offset < 0:
             raise ValueError(f"offset must be an integer >= 0, got {offset!r}")
         chosen = self.backend(backend)
+        parsed, used_filters = as_query(query), filters or NO_FILTERS
+        used_weights = resolve_weights(weights, BACKEND_WEIGHTS[chosen.name])
+        key = (chosen.name, parsed, limit, offset, used_filters, tuple(used_weights.items()))
+        with self._recent_lock:
+            if (found := self._recent.get(key)) is not None:
+                self._recent.move_to_end(key)
+                return found
         found = chosen.ranked_rows(
-            as_query(query),
+            parsed,
             limit=min(limit, len(self.store)),  # tantivy sizes its top-k heap by the limit
             offset=offset,
-            filters=filters or NO_FILTERS,
-            weights=resolve_weights(weights, BACKEND_WEIGHTS[chosen.name]),
+            filters=used_filters,
+            weights=used_weights,
         )
         self.store.check_rows(found.rows)
+        found = RowHits(tuple(found.rows), tuple(found.scores))  # shared from now on: read-only
+        with self._recent_lock:
+            self._recent[key] = found
+            if len(self._recent) > RECENT_SEARCHES:
+                self._recent.popitem(last=False)
         return found
 
     def count(

@@ -6,6 +6,7 @@ anything; `Query.parse` turns user text into the same structure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import math
@@ -159,12 +160,12 @@ class RowHits(NamedTuple):
     """Ranked store rows and their scores, best first: what a back end returns before rows
     become ids (callers that work on rows, like the reranker, never pay for that)."""
 
-    rows: list[int]
-    scores: list[float]
+    rows: Sequence[int]
+    scores: Sequence[float]
 
     @staticmethod
     def empty() -> RowHits:
-        return RowHits([], [])
+        return RowHits((), ())
 
 
 NO_FILTERS = Filters()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -188,13 +188,13 @@ class ProductStore:
         """Every parent_asin, in catalog order."""
         return [asin for (asin,) in self._fetch_all("SELECT parent_asin FROM products ORDER BY row", ())]
 
-    def asins_for_rows(self, rows: list[int]) -> list[str]:
+    def asins_for_rows(self, rows: Sequence[int]) -> list[str]:
         """parent_asins of store rows (the tantivy back end's doc keys), in the order given."""
         self.check_rows(rows)
         by_row = self._asin_by_row()
         return [by_row[row] for row in rows]
 
-    def check_rows(self, rows: list[int]) -> None:
+    def check_rows(self, rows: Sequence[int]) -> None:
         """A search hit outside 1..len(store) means the back end and the store disagree."""
         if rows and not (min(rows) >= 1 and max(rows) <= self._count):
             missing = [row for row in rows if not 1 <= row <= self._count]
