@@ -312,6 +312,10 @@ def test_query_parsing() -> None:
         ("c", False, "must_not"),
         ("d", False, "should"),
     ]
+    runs = Query.parse("soft warm wool AND scarf red -itchy")
+    assert [(c.text, c.occur.value) for c in runs.clauses] == [
+        ("soft warm", "should"), ("wool", "must"), ("scarf", "must"), ("red", "should"), ("itchy", "must_not"),
+    ]
     with pytest.raises(ValueError, match="unknown search field"):
         terms("x", fields=("colour",))
 

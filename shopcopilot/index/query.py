@@ -84,16 +84,32 @@ class Query:
         pieces = _pieces(text)
         default = Occur.MUST if require_all else Occur.SHOULD
         clauses: list[Clause] = []
+        plain: list[str] = []  # optional words in a row: one clause (every back end splits it per word)
         pending: Occur | None = None  # set by NOT / AND for the next clause
+
+        def flush() -> None:
+            if plain:
+                clauses.append(Clause(" ".join(plain)))
+                plain.clear()
+
         for sign, body, is_phrase in pieces:
             if not is_phrase and body in ("AND", "OR", "NOT") and not sign:
-                if body == "AND" and clauses and clauses[-1].occur is Occur.SHOULD:
+                if body == "AND" and plain:
+                    last = plain.pop()
+                    flush()
+                    clauses.append(Clause(last, occur=Occur.MUST))
+                elif body == "AND" and clauses and clauses[-1].occur is Occur.SHOULD:
                     clauses[-1] = replace(clauses[-1], occur=Occur.MUST)
                 pending = {"AND": Occur.MUST, "NOT": Occur.MUST_NOT, "OR": None}[body]
                 continue
             occur = {"+": Occur.MUST, "-": Occur.MUST_NOT}.get(sign) or pending or default
             pending = None
+            if occur is Occur.SHOULD and not is_phrase:
+                plain.append(body)
+                continue
+            flush()
             clauses.append(Clause(body, phrase=is_phrase, occur=occur))
+        flush()
         return cls(tuple(c for c in clauses if c.words))
 
 
