@@ -73,6 +73,8 @@ def product_from_record(record: Any) -> Product:
 
 
 def _text(value: Any) -> str:
+    if type(value) is str:  # nearly every call: a product makes about 23
+        return value.strip()
     if value is None:
         return ""
     if isinstance(value, (list, tuple)):

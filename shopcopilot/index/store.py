@@ -7,6 +7,7 @@ share it without locks, and opening costs one file open whatever the size.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from ..catalog.product import Product, product_from_record
 from .derived import Derived, attributes_from_dict
@@ -55,12 +58,38 @@ _JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 PRICE_COLUMN = 3  # in store_columns()
 
 
+def json_text(value: Any, floats: Iterable[float | None] = ()) -> str:
+    """`value` as JSON text that json.loads reads back equal to `value`; `floats` lists every float in it.
+
+    orjson writes it about 4x faster than the stdlib (compact, without spaces; every reader parses
+    the text, none compares it). orjson cannot write three things the stdlib can, so those values
+    take the stdlib's path: a non-finite float (orjson would write null, so `floats` are checked;
+    their sum is non-finite if any is, or on overflow, which only costs the slow path), an integer
+    beyond 64 bits and a string holding a lone surrogate (orjson raises on both).
+    """
+    if math.isfinite(sum(f for f in floats if f is not None)):
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:
+            pass
+    return _JSON_TEXT(value)
+
+
+def _attribute_floats(attributes: dict[str, Any]) -> Iterator[float | None]:
+    """Every float in Attributes.to_dict()."""
+    yield attributes["price"]
+    for material in attributes["materials"]:
+        yield material["percent"]
+    for dimension in attributes["dimensions"]:
+        yield from dimension["values"]
+
+
 def store_columns(product: Product, derived: Derived) -> tuple[Any, ...]:
     """A product's row after the row number, serialised (done in the build's worker processes)."""
     return (
         product.parent_asin,
-        _JSON_TEXT(product.to_record()),
-        _JSON_TEXT(derived.attributes),
+        json_text(product.to_record(), (product.price, product.average_rating)),
+        json_text(derived.attributes, _attribute_floats(derived.attributes)),
         product.price,
         product.average_rating,
         product.rating_number,

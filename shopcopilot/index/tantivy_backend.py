@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
+import orjson
 import tantivy
 
 from ..catalog.product import Product
@@ -43,7 +44,12 @@ def document_json(product: Product, derived: Derived) -> str:
         doc["price"] = product.price
     if derived.department:
         doc["department"] = derived.department
-    return json.dumps(doc)
+    # Strings and a finite price only, so orjson writes it (about 4x faster than the stdlib)
+    # unless a string holds a lone surrogate, which it refuses: the stdlib escapes that one.
+    try:
+        return orjson.dumps(doc).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(doc)
 
 
 class TantivyWriter:
