@@ -30,6 +30,7 @@ from shopcopilot.index import (
     phrase,
     terms,
 )
+from shopcopilot.index.store import json_text
 from shopcopilot.paths import shared_data_dir
 
 TOP = "Clothing, Shoes & Jewelry"
@@ -432,6 +433,20 @@ def test_an_infinite_price_is_indexed_as_given(cache: Path, tmp_path: Path) -> N
     assert set(top_ids(index, "quokka")) == {"INF01", "FIN01"}
     assert top_ids(index, "quokka", filters=Filters(max_price=20)) == ["FIN01"]
     assert set(top_ids(index, "quokka", filters=Filters(min_price=20))) == {"INF01"}
+
+
+def test_values_orjson_cannot_write_are_stored_as_given(cache: Path, tmp_path: Path) -> None:
+    # The build writes JSON with orjson, which writes inf as null: such a product takes the
+    # stdlib's path and reads back unchanged.
+    records = [record("INF02", "Quokka parka", price="Infinity", average_rating=float("inf"))]
+    index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
+    infinite = index.store.get("INF02")
+    assert infinite.price == float("inf") and infinite.average_rating == float("inf")
+    assert index.store.attributes("INF02").price == float("inf")
+    # orjson refuses integers beyond 64 bits and lone surrogates (SQLite refuses them too, so a
+    # build cannot meet them today): json_text falls back to the stdlib for them as well.
+    for value in ({"n": 2**70}, {"s": "a \ud800 b"}, {"f": [1.5, float("-inf")]}):
+        assert json.loads(json_text(value, value.get("f", ()))) == value
 
 
 def test_unusable_catalogs_are_clear_errors(cache: Path, tmp_path: Path) -> None:

@@ -89,7 +89,8 @@ def _text_list(value: Any) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, (list, tuple)):
         value = [value]
-    return tuple(t for t in (_text(v) for v in value) if t)
+    # filter(None, ...) keeps the non-empty texts, in C.
+    return tuple(filter(None, map(_text, value)))
 
 
 def _strip_html(text: str) -> str:
