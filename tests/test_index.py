@@ -449,6 +449,17 @@ def test_values_orjson_cannot_write_are_stored_as_given(cache: Path, tmp_path: P
         assert json.loads(json_text(value, value.get("f", ()))) == value
 
 
+def test_broken_counts_and_half_surrogates_are_indexed_not_fatal(cache: Path, tmp_path: Path) -> None:
+    # Escaped half of a UTF-16 pair, and counts no 64-bit integer holds: SQLite refuses both,
+    # so the loader turns them into U+FFFD and an unknown count.
+    records = [record("HALF01", "Quokka \ud800 parka", rating_number=2**70),
+               record("HUGE01", "Quokka vest", rating_number="1e400")]
+    index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
+    assert index.store.get("HALF01").title == "Quokka \ufffd parka"
+    assert index.store.get("HALF01").rating_number is None and index.store.get("HUGE01").rating_number is None
+    assert set(top_ids(index, "quokka")) == {"HALF01", "HUGE01"}
+
+
 def test_unusable_catalogs_are_clear_errors(cache: Path, tmp_path: Path) -> None:
     with pytest.raises(CatalogError, match="not found"):
         open_index(tmp_path / "missing.jsonl", progress=False)

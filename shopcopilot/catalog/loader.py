@@ -5,10 +5,11 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from .product import Product, RecordError, product_from_record
 
@@ -90,7 +91,24 @@ def parse_line(line: str) -> Product:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RecordError(f"not valid JSON ({exc.msg})") from exc
+    if _SURROGATE_ESCAPE.search(line):
+        record = _without_lone_surrogates(record)
     return product_from_record(record)
+
+
+# JSON may escape half of a UTF-16 pair alone ("\ud800"): no UTF-8 text (SQLite's, the
+# index's) can hold that, so such a half becomes U+FFFD; whole pairs decode as usual.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
 
 
 class LineCheck:

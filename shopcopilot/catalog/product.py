@@ -115,7 +115,10 @@ def _number(value: Any) -> float | None:
 
 def _int(value: Any) -> int | None:
     number = _number(value)
-    return None if number is None else int(number)
+    # A count that no 64-bit integer holds ("1e400", 2**70) is a broken value, not a count.
+    if number is None or not abs(number) < 2**63:
+        return None
+    return int(number)
 
 
 def _details(value: Any) -> dict[str, str]:
