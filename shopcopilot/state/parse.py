@@ -106,8 +106,8 @@ class Observation:
 
 
 def parse_message(message: str, lexicon: Lexicon, last_question: str | None, first_turn: bool,
-                  category: frozenset[str] | None = None) -> Observation:
-    """`category`: the current item's category words (None: no item yet)."""
+                  current_item: frozenset[str] | None = None) -> Observation:
+    """`current_item`: the category words of the item asked for so far (None: no item yet)."""
     obs = Observation()
     original = message.strip()
     text = lexicon.fix_spelling(original)
@@ -118,7 +118,7 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     _read_no_preference(text, last_question, obs)
     _read_values(text, lexicon, obs, last_question)
     obs.negated_words = _negated_free_words(text, lexicon)
-    _read_pieces(text, original, lexicon, first_turn, last_question, category, obs)
+    _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
     return obs
 
 

@@ -20,7 +20,7 @@ def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> t
     new.turn = turn
     item = new.active("category")
     current = frozenset(item[-1].data.get("words", {})) if item else None
-    obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history, category=current)
+    obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history, current_item=current)
     diff = StateDiff()
     contrasted = _contrasted_values(new, obs)
     if (obs.override or contrasted) and new.history:
