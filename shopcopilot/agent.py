@@ -121,7 +121,7 @@ class Agent:
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
             rows = self.features.of_store_rows(candidates.rows)
             ranked = rerank(state, self.features, rows, candidates.scores, self.settings.ranking, exclude=seen,
-                            limit=keep)
+                            limit=keep, explain_top=EXPLAINED if tracer.detailed else 0)
             if tracer.detailed:
                 lexical_order = self.index.store.asins_for_rows(candidates.best_rows(len(candidates)))
                 event.output = _rerank_output(lexical_order, ranked)
@@ -138,7 +138,7 @@ class Agent:
 
     def _respond(self, tracer: Tracer, state: ShoppingState, ranked, decision, turn: int) -> dict[str, Any]:
         with tracer.stage("respond") as event:
-            shown = ranked[: decision.width]
+            shown = ranked.explain(decision.width)[: decision.width]
             earlier = {asin for epoch, ids in state.shown.items() if epoch != state.epoch for asin in ids}
             response = {
                 "message": decision.message,

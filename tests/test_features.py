@@ -27,7 +27,8 @@ def test_gather_returns_each_rows_ids_in_order():
     owner, ids = ragged.gather(np.array([3, 0, 1, 2]))
     assert owner.tolist() == [0, 0, 0, 1, 1, 3]
     assert ids.tolist() == [4, 5, 6, 1, 2, 3]
-    assert ragged.contains(np.array([0, 1, 3]), [5]).tolist() == [False, False, True]
+    assert ragged.contains(np.array([0, 1, 3]), 5).tolist() == [False, False, True]
+    assert ragged.contains(np.array([1, 2]), 5).tolist() == [False, False]
 
 
 def test_parallel_slices_equal_one_build(index, monkeypatch):

@@ -95,6 +95,19 @@ def test_reason_lists_matched_evidence(lexicon, views):
     assert "Water resistant shell" in reason(top)
 
 
+def test_explanations_on_demand_equal_eager_ones(lexicon, views):
+    state = state_after(lexicon, "I need a jacket for men under $100", "what matters is: Button closure")
+    eager = rerank(state, views, np.arange(len(views)), np.ones(len(views)), explain_top=10)
+    lazy = rerank(state, views, np.arange(len(views)), np.ones(len(views)), explain_top=0)
+    assert [s.parent_asin for s in lazy] == [s.parent_asin for s in eager]
+    assert all(not s.evidence and not s.parts for s in lazy)
+    lazy.explain(2)
+    assert [(s.evidence, s.parts) for s in lazy[:2]] == [(s.evidence, s.parts) for s in eager[:2]]
+    assert eager[0].evidence and not lazy[2].evidence
+    lazy.explain(2)  # explaining again adds nothing twice
+    assert lazy[0].evidence == eager[0].evidence
+
+
 def test_dialogue_never_reasks_and_message_agrees(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     asked = []

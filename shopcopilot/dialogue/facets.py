@@ -2,38 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
+
 from ..rank.features import Facets
 
 PRICE_BANDS = ((0, 25, "under $25"), (25, 50, "$25-$50"), (50, 100, "$50-$100"), (100, float("inf"), "over $100"))
 
-
-def facet_values(attribute: str, attrs: Facets) -> tuple[str, ...]:
-    """The product's values under an ask_attribute name; () when unknown."""
-    if attribute == "color":
-        return attrs.colors
-    if attribute == "material":
-        return attrs.materials
-    if attribute == "size":
-        return attrs.sizes
-    if attribute == "style":
-        return ((attrs.department,) if attrs.department else ()) + attrs.styles
-    if attribute == "brand":
-        return (attrs.brand,) if attrs.brand else ()
-    if attribute == "use_case":
-        return attrs.use_cases
-    if attribute == "feature":
-        return (attrs.closure,) if attrs.closure else ()
-    if attribute == "category":
-        return (attrs.leaf,) if attrs.leaf else ()
-    if attribute == "budget":
-        return _price_band(attrs.price)
-    return ()
+ValuesOf = Callable[[Facets], tuple[str, ...]]
 
 
-def _price_band(price: float | None) -> tuple[str, ...]:
+def _price_band(attrs: Facets) -> tuple[str, ...]:
+    price = attrs.price
     if price is None:
         return ()
     for low, high, label in PRICE_BANDS:
         if low <= price < high:
             return (label,)
+    return ()
+
+
+def _one(name: str) -> ValuesOf:
+    get = attrgetter(name)
+    return lambda attrs: (value,) if (value := get(attrs)) else ()
+
+
+def _style(attrs: Facets) -> tuple[str, ...]:
+    return ((attrs.department,) if attrs.department else ()) + attrs.styles
+
+
+# Looked up once per question, then applied to every candidate: question choice reads
+# a few thousand values a turn.
+VALUES_OF: dict[str, ValuesOf] = {
+    "color": attrgetter("colors"),
+    "material": attrgetter("materials"),
+    "size": attrgetter("sizes"),
+    "style": _style,
+    "brand": _one("brand"),
+    "use_case": attrgetter("use_cases"),
+    "feature": _one("closure"),
+    "category": _one("leaf"),
+    "budget": _price_band,
+}
+
+
+def values_of(attribute: str) -> ValuesOf:
+    """The function giving a product's values under an ask_attribute name (() when unknown)."""
+    return VALUES_OF.get(attribute, _no_values)
+
+
+def _no_values(attrs: Facets) -> tuple[str, ...]:
     return ()

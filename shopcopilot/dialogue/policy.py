@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..rank.rerank import Scored
 from ..rank.features import Facets, FeatureStore
 from ..state.model import ShoppingState
-from .facets import facet_values
+from .facets import values_of
 from .wording import compose_message
 
 ASKABLE = ("other", "category", "style", "color", "material", "size", "use_case", "budget", "brand", "feature")
@@ -136,14 +136,15 @@ def _expected_information(attribute: str, pool: list[Facets]) -> float:
     """Entropy (bits) of the attribute over the pool, times the share that states it."""
     if not pool:
         return 0.0
-    counts: Counter[str] = Counter()
+    counts: dict[str, float] = {}  # a product with n values gives each 1/n
     known = 0
-    for facets in pool:
-        values = facet_values(attribute, facets)
+    get = counts.get
+    for values in map(values_of(attribute), pool):
         if values:
             known += 1
+            share = 1.0 / len(values)
             for value in values:
-                counts[value] += 1.0 / len(values)
+                counts[value] = get(value, 0) + share
     if not counts:
         return 0.0
     total = sum(counts.values())
@@ -153,6 +154,6 @@ def _expected_information(attribute: str, pool: list[Facets]) -> float:
 
 def _options(attribute: str, pool: list[Facets]) -> list[str]:
     counts: Counter[str] = Counter()
-    for facets in pool:
-        counts.update(facet_values(attribute, facets))
+    for values in map(values_of(attribute), pool):
+        counts.update(values)
     return [value for value, _ in counts.most_common(4)]

@@ -69,11 +69,11 @@ class Ragged:
     def row(self, row: int) -> np.ndarray:
         return self.ids[self.ptr[row] : self.ptr[row + 1]]
 
-    def contains(self, rows: np.ndarray, wanted: Iterable[int]) -> np.ndarray:
-        """Per row: does it hold any of the `wanted` ids?"""
+    def contains(self, rows: np.ndarray, wanted: int) -> np.ndarray:
+        """Per row: does it hold the `wanted` id?"""
         owner, ids = self.gather(rows)
         out = np.zeros(len(rows), dtype=bool)
-        out[owner[np.isin(ids, list(wanted))]] = True
+        out[owner[ids == wanted]] = True
         return out
 
     def nonempty(self, rows: np.ndarray) -> np.ndarray:

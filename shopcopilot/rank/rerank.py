@@ -7,6 +7,7 @@ then every evidence term is computed for all candidates at once, as columns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,24 @@ class Scored:
     row: int = -1  # its row in the feature store
     parts: dict[str, float] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
+    position: int = -1  # its place among the turn's candidates, while it is not yet explained
+
+
+class Ranking(list[Scored]):
+    """Scored products, best first. Their parts and evidence are worked out on demand: a turn
+    often shows one product, and explaining costs more than scoring one."""
+
+    def __init__(self, items: list[Scored], explain_one: Callable[[Scored], None]) -> None:
+        super().__init__(items)
+        self._explain_one = explain_one
+
+    def explain(self, count: int) -> Ranking:
+        """Fill in the parts and evidence of the first `count` products (once each)."""
+        for item in self[:count]:
+            if item.position >= 0:
+                self._explain_one(item)
+                item.position = -1
+        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +121,11 @@ def rerank(
     explain_top: int = 10,
     exclude: frozenset[str] | set[str] = frozenset(),
     limit: int | None = None,
-) -> list[Scored]:
+) -> Ranking:
     """The candidates (feature-store `rows`, with their `lexical` scores) scored and sorted, without
     `exclude` (ids already shown), the best `limit` of them (None: all); the first `explain_top`
-    carry their evidence and parts. Excluded products still count in the word statistics."""
+    carry their evidence and parts (`Ranking.explain` adds more). Excluded products still count
+    in the word statistics."""
     needs = requirements(state)
     fragments = state.active_fragments()
     stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
@@ -117,7 +137,8 @@ def rerank(
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
     add_prominence(columns, probes, batch, weights, eligible, limit)
-    return _ranked(features, rows, columns, needs, probes, explain_top, eligible, limit)
+    ranking = _ranked(features, rows, columns, needs, probes, eligible, limit)
+    return ranking.explain(explain_top)
 
 
 def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray, w: RankWeights) -> Columns:
@@ -174,21 +195,20 @@ def add_prominence(columns: Columns, probes, batch: Batch, w: RankWeights, eligi
 
 
 def _ranked(features: FeatureStore, rows: np.ndarray, columns: Columns, needs: Requirements, probes,
-            explain_top: int, positions: np.ndarray, limit: int | None) -> list[Scored]:
-    """The products at `positions` (not excluded), best first, the first `explain_top` explained."""
+            positions: np.ndarray, limit: int | None) -> Ranking:
+    """The products at `positions` (not excluded), best first."""
     total = columns.total
     asins = features.asins
     # Best score first; equal scores in id order, so results never depend on retrieval order.
     order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))][:limit].tolist()
     ranked_rows, scores = rows[order].tolist(), total[order].tolist()
-    ranked = [Scored(asins[row], score, row) for row, score in zip(ranked_rows, scores)]
-    for item, i in zip(ranked[:explain_top], order):
-        _explain(item, i, features, columns, needs, probes)
-    return ranked
+    ranked = [Scored(asins[row], score, row, position=i) for row, score, i in zip(ranked_rows, scores, order)]
+    return Ranking(ranked, lambda item: _explain(item, features, columns, needs, probes))
 
 
-def _explain(item: Scored, i: int, features: FeatureStore, columns: Columns, needs: Requirements, probes) -> None:
+def _explain(item: Scored, features: FeatureStore, columns: Columns, needs: Requirements, probes) -> None:
     """Fill in the parts and the evidence one product matched, for its reason and the trace."""
+    i = item.position
     item.parts = {name: float(column[i]) for name, column in columns.parts.items() if column[i]}
     evidence = item.evidence
     leaf = features.code_name("leaf", item.row)
