@@ -31,6 +31,17 @@ def test_gather_returns_each_rows_ids_in_order():
     assert ragged.contains(np.array([1, 2]), 5).tolist() == [False, False]
 
 
+def test_lookup_keeps_only_the_wanted_ids_with_their_rows():
+    ragged = F._ragged([[1, 2], [], [3], [4, 5, 6], [2]])
+    table = np.full(10, -1)
+    table[[2, 5]] = [7, 8]  # ids 2 and 5 are wanted, as columns 7 and 8
+    owner, values = ragged.lookup(np.array([3, 0, 1, 4, 2]), table)
+    assert owner.tolist() == [0, 1, 3]
+    assert values.tolist() == [8, 7, 7]
+    owner, values = ragged.lookup(np.array([], dtype=np.int64), table)
+    assert owner.tolist() == [] and values.tolist() == []
+
+
 def test_parallel_slices_equal_one_build(index, monkeypatch):
     whole = F._build_slice((index.store.path, 0, len(index.store)))
     monkeypatch.setattr(F, "SLICE_ROWS", 250)

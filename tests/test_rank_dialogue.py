@@ -137,3 +137,24 @@ def test_last_turn_only_recommends(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     decision = decide(state, rerank_all(state, views), views, 10, 10)
     assert decision.ask_attribute is None and decision.width == 10
+
+
+def test_word_presence_counts_plural_forms_and_forms_two_stems_share():
+    from shopcopilot.rank.evidence import Batch
+
+    items = [
+        product("B1", "Travel Bus Tote", ["Roomy pockets"]),
+        product("B2", "Canvas Bus Print Bag", ["Zipper"]),
+        product("B3", "Leather Pocket Wallet", ["Slim"]),
+    ]
+    store = from_products((p, derive(p)) for p in items)
+    # "bu" and "bus" both take the form "bus"; "pocket" takes "pockets".
+    batch = Batch(store, np.arange(3), {"bu", "bus", "pocket", "zipper", "absent"}, ())
+    assert batch.has["bus"].tolist() == [True, True, False]
+    assert batch.has["bu"].tolist() == [True, True, False]
+    assert batch.has["pocket"].tolist() == [True, False, True]
+    assert batch.has["zipper"].tolist() == [False, True, False]
+    assert batch.has["absent"].tolist() == [False, False, False]
+    one_each = Batch(store, np.array([2, 0]), {"pocket", "zipper"}, ())
+    assert one_each.has["pocket"].tolist() == [True, True]
+    assert one_each.has["zipper"].tolist() == [False, False]

@@ -78,13 +78,16 @@ def _presence(features: FeatureStore, rows: np.ndarray, stems: set[str], plural_
     if column_of:
         column = np.full(len(features.word_id), -1, dtype=np.int32)
         column[list(column_of)] = list(column_of.values())
-        owner, ids = ragged.gather(rows)
-        hit_column = column[ids]
-        hit = hit_column >= 0
-        found = np.zeros((len(column_of), len(rows)), dtype=bool)
-        found[hit_column[hit], owner[hit]] = True
-        for stem_index, found_row in pairs:  # a stem is present when any of its forms is
-            present[stem_index] |= found[found_row]
+        owner, found_column = ragged.lookup(rows, column)
+        if len(pairs) == len(column_of):  # each form belongs to one stem: mark the stems at once
+            stem_of = np.empty(len(column_of), dtype=np.int64)
+            stem_of[[found_row for _, found_row in pairs]] = [stem_index for stem_index, _ in pairs]
+            present[stem_of[found_column], owner] = True
+        else:
+            found = np.zeros((len(column_of), len(rows)), dtype=bool)
+            found[found_column, owner] = True
+            for stem_index, found_row in pairs:  # a stem is present when any of its forms is
+                present[stem_index] |= found[found_row]
     return dict(zip(ordered, present))
 
 
