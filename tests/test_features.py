@@ -77,6 +77,23 @@ def test_facets_decoded_together_equal_one_at_a_time(index):
     assert together == one_at_a_time and len(together) == len(rows) + 3
 
 
+def test_remembered_phrase_finds_equal_a_fresh_search(index, monkeypatch):
+    features = F.load_or_build(index.store, index.path)
+    monkeypatch.setattr(F, "FOUND_CACHE", 500)  # forces evictions along the way
+    rows = np.arange(0, len(features), 3)
+
+    def fresh(key, lead):
+        blob, ptr = (features.lead, features.lead_ptr) if lead else (features.text, features.text_ptr)
+        return [blob.find(key, int(ptr[r]), int(ptr[r + 1])) for r in rows]
+
+    for key in (b" machine wash ", b" imported ", b" no such words here ", b" machine wash "):
+        for lead in (False, True):
+            expected = fresh(key, lead)
+            assert features.find(key, rows, lead=lead) == expected
+            assert features.find(key, rows[::-1], lead=lead) == expected[::-1]  # now from memory
+    assert any(at >= 0 for at in fresh(b" imported ", False))
+
+
 def test_saved_features_are_reused_and_a_corrupt_file_is_rebuilt(index):
     first = F.load_or_build(index.store, index.path)
     saved = index.path / f"{F.FEATURES_PREFIX}{F.features_version()}.pkl"

@@ -135,24 +135,16 @@ def fragment_coverage(probe: FragmentProbe, batch: Batch) -> np.ndarray:
 
 def exact_phrase(probe: FragmentProbe, batch: Batch) -> np.ndarray:
     """Per candidate: does its text contain the fragment word for word?"""
-    features, key = batch.features, probe.key.encode("ascii", "replace")
-    text, ptr, rows = features.text, features.text_ptr, batch.rows
     # Only a product using every word of the fragment can quote it (a word's plural forms
     # include the word itself), so the substring test runs on those alone.
     possible = np.ones(len(batch), dtype=bool)
     for word in probe.weights:
         possible &= batch.has[word]
     positions = np.flatnonzero(possible)
-    found = _finds(text, key, ptr, rows[positions])
+    found = batch.features.find(probe.key.encode("ascii", "replace"), batch.rows[positions])
     out = np.zeros(len(batch), dtype=bool)
     out[positions] = [at >= 0 for at in found]
     return out
-
-
-def _finds(blob: bytes, key: bytes, ptr: np.ndarray, rows: np.ndarray) -> list[int]:
-    """Where `key` first occurs in each row's slice of `blob` (-1: nowhere), as absolute offsets."""
-    find = blob.find
-    return [find(key, start, end) for start, end in zip(ptr[rows].tolist(), ptr[rows + 1].tolist())]
 
 
 def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndarray:
@@ -164,7 +156,7 @@ def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndar
     rows = batch.rows[positions]
     out = np.zeros(len(batch))
     for position, start, end, found in zip(positions.tolist(), ptr[rows].tolist(), ptr[rows + 1].tolist(),
-                                           _finds(lead, key, ptr, rows)):
+                                           features.find(key, rows, lead=True)):
         if found >= 0:  # lead lines are NUL-separated: the line number is the NULs before the hit
             out[position] = 1.0 - lead.count(b"\x00", start, found) / (lead.count(b"\x00", start, end) + 1)
     return out

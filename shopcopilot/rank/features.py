@@ -43,6 +43,7 @@ POPULARITY_SCALE = math.log1p(100_000)
 SLICE_ROWS = 5_000
 PARALLEL_MIN_ROWS = 20_000
 FACETS_CACHE = 100_000
+FOUND_CACHE = 1_000_000  # remembered phrase searches (about 100 MB at most)
 
 # A whole product is tokenised in one pass as bytes: fields joined by a NUL byte, every byte
 # that is not [a-z0-9] (state.text.tokens' token) turned into a space, non-ASCII first into "?".
@@ -128,6 +129,10 @@ class FeatureStore:
     value_id: dict[str, int] = field(default_factory=dict)
     asin_order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _facets: dict[int, Facets] = field(default_factory=dict)  # a session asks about the same products again
+    # (phrase, in lead lines?) -> row -> where the phrase first occurs (-1: nowhere). A conversation
+    # tests the same requirements on mostly the same candidates every turn.
+    _found: dict[tuple[bytes, bool], dict[int, int]] = field(default_factory=dict)
+    _found_count: int = 0
 
     def __post_init__(self) -> None:
         self.row_of = {asin: row for row, asin in enumerate(self.asins)}
@@ -170,6 +175,27 @@ class FeatureStore:
                 self._facets.clear()
             self._facets.update(zip(missing, self._decode_facets(missing)))
         return [self._facets[row] for row in rows]
+
+    def find(self, key: bytes, rows: np.ndarray, lead: bool = False) -> list[int]:
+        """Where `key` first occurs in each row's token text (or lead lines), as an offset into
+        `text` (`lead`); -1 where it does not."""
+        known = self._found.get((key, lead))
+        if known is None:
+            known = self._found[(key, lead)] = {}
+        wanted = rows.tolist()
+        missing = [row for row in wanted if row not in known]
+        if missing:
+            if self._found_count + len(missing) > FOUND_CACHE:
+                self._found.clear()
+                self._found_count = 0
+                known = self._found[(key, lead)] = {}
+            blob, ptr = (self.lead, self.lead_ptr) if lead else (self.text, self.text_ptr)
+            at = np.array(missing)
+            find = blob.find
+            known.update((row, find(key, start, end))
+                         for row, start, end in zip(missing, ptr[at].tolist(), ptr[at + 1].tolist()))
+            self._found_count += len(missing)
+        return [known[row] for row in wanted]
 
     def _decode_facets(self, rows: list[int]) -> list[Facets]:
         names = self.value_names

@@ -109,6 +109,8 @@ def _unscored(hits: RowHits) -> RowHits:
 
 def _first_of_each(found: list[RowHits]) -> tuple[np.ndarray, np.ndarray]:
     """All rows once, each with the score of the first search that found it."""
+    if len(found) == 1:  # one search never returns a row twice
+        return np.asarray(found[0].rows, dtype=np.int64), np.asarray(found[0].scores, dtype=np.float64)
     rows = np.concatenate([np.asarray(hits.rows, dtype=np.int64) for hits in found])
     scores = np.concatenate([np.asarray(hits.scores, dtype=np.float64) for hits in found])
     _, first = np.unique(rows, return_index=True)
