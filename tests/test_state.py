@@ -294,3 +294,42 @@ def test_a_sibling_or_a_closure_does_not_replace_the_item():
     assert item(state) == ["body jewelry barbells"]
     state, _ = run(lexicon, "show me something nice", "no laces, slip on please.", asked=["other"])
     assert item(state) == []
+
+
+SWITCH_PATHS = {
+    **PATHS,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sweaters"): 40,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Coats", "Down Jackets"): 20,
+    ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Slippers"): 20,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Socks & Hosiery", "Leg Warmers"): 10,
+}
+
+
+@pytest.mark.parametrize("switch", [
+    "On reflection, what I need is a down jacket.",
+    "on further thought i want down jackets",
+    "Come to think of it, a down jacket would be better.",
+    "hmm, make that a down jacket",
+    "Let's try down jackets instead.",
+    "ok let's switch from sweaters to down jackets please",
+    "Changing it from the sweater to a down jacket.",
+    "You know what, I need a down jacket.",
+])
+def test_a_change_of_item_is_read_in_many_wordings(switch):
+    state, _ = run(Lexicon(SWITCH_PATHS), "I'm after a women's sweater", "in wool", switch, asked=["material", "use_case"])
+    assert len(item(state)) == 1 and "jacket" in item(state)[0]
+    assert ("department", "women") in values(state)  # unrelated: kept
+
+
+def test_wanting_it_for_a_use_does_not_rename_the_item():
+    lexicon = Lexicon({**SWITCH_PATHS, ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Winter"): 5})
+    state, _ = run(lexicon, "could you find me women's leg warmers", "I want it for winter. Not in spandex.",
+                   asked=["use_case"])
+    assert item(state) == ["women's leg warmers"]
+    assert ("material", "spandex") in values(state, status="negated") or state.rejected
+
+
+def test_the_item_name_stops_where_the_description_starts():
+    state, _ = run(Lexicon(SWITCH_PATHS), "In the market for slippers - something made from wool.")
+    assert item(state) == ["slippers"]
+    assert ("material", "wool") in values(state)

@@ -35,9 +35,25 @@ _OVERRIDE = re.compile(
     r"change (?:it|that) to|change of (?:plans?|mind)|changed my mind|switch (?:it )?to|now i (?:need|want)|"
     r"on second thought|ignore (?:my|what|the) (?:earlier|previous|last)?|make it|i (?:mean|meant)|"
     r"not anymore|no longer|i'?d rather (?:have|look at|go with|get)|let'?s go with|wait,|correction|"
-    r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous))\b",
+    r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous)|on (?:further )?reflection|"
+    r"on further thought|second thoughts|come to think of it|thinking about it|having thought about it|"
+    r"let'?s switch|(?:switch|chang)(?:e|ing)? (?:it |that )?from|make (?:that|those|them)|you know what)\b",
     re.I,
 )
+# A change of mind said before the request itself: "on reflection, I need X", "correction: X".
+_LEADING_CUE = re.compile(
+    r"^\s*(?:(?:ah|oh|hmm+|um+|ok(?:ay)?|well|so|right|actually|sorry|no)\b[,!\s]*)*"
+    r"(?:on (?:second|further) (?:thoughts?|reflection)|on reflection|come to think of it|"
+    r"thinking about it(?: (?:more|again))?|having thought about it|correction|scratch that|you know what|"
+    r"change of plans?|(?:i(?:'ve)? )?changed my mind|wait)\b\s*[,:;-]?\s*",
+    re.I,
+)
+# "switch from sweaters to hoodies": the item after "to" replaces the one after "from".
+_FROM_TO = re.compile(r"\b(?:switch|chang|mov|go)\w*\s+(?:it\s+|that\s+)?from\s+.+?\s+to\s+(?P<item>.+)$", re.I)
+# "I want it for winter", "need them for work": the sentence is about the use, not the item.
+_ABOUT_THE_USE = re.compile(r"^(?:it|them|one|this|that|these|those)\s+(?:for|to|in|on|at|when|while)\b", re.I)
+# Where the item's name ends: "house slippers - something made from leather".
+_ITEM_END = re.compile(r"\s[-–—]\s|\s(?:with|made|that|which)\s", re.I)
 _BROWSING = re.compile(
     r"\b(just (?:browsing|looking|exploring|checking)|still exploring|exploring|browsing|window shopping|"
     r"not sure what|some ideas|inspiration|see what(?:'s| is) (?:out there|available))\b",
@@ -51,7 +67,8 @@ _SEEKING = re.compile(
     r"(?:i|we)\s+(?:really\s+)?(?:need|want|would like|'d like)|(?:find|show|get)\s+me|"
     r"(?:can|could|would) you (?:please )?(?:find|show|get|recommend) me(?: some| a| an)?|do you (?:have|sell|carry)|"
     r"(?:i|we) (?:want|need|would like|'d like) to (?:buy|get|find|see)|(?:just )?browsing(?: for)?|"
-    r"switch(?:ing)? to|change (?:it|that) to|let'?s go with|go with|make it|need|want)\s+",
+    r"switch(?:ing)? (?:it |that )?(?:over )?to|change (?:it|that) to|let'?s go with|go with|go for|"
+    r"make (?:it|that|those|them)|let'?s (?:do|try|get|see|look at|go for)|how about|what about|need|want)\s+",
     re.I,
 )
 _NEGATORS = re.compile(
@@ -247,9 +264,16 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     category words are only evidence, so a feature line like "ankle boots"
     never replaces the item.
     """
-    seeking = _SEEKING.match(piece)
-    body = piece[seeking.end():] if seeking else _strip_leadin(piece)
+    cue = _LEADING_CUE.match(piece)
+    request = piece[cue.end():] if cue else piece
+    seeking = _SEEKING.match(request)
+    body = request[seeking.end():] if seeking else _strip_leadin(request)
+    if seeking and _ABOUT_THE_USE.match(body):
+        return ""
+    if switch := _FROM_TO.search(body):
+        body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
+    body = _ITEM_END.split(body)[0]
     # Colours, materials and closures ("wool", "navy", "slip on") do not name an item, even
     # where a category says them.
     if not lexicon.category_tokens(_without_mentions(body, lexicon)):
