@@ -333,3 +333,38 @@ def test_the_item_name_stops_where_the_description_starts():
     state, _ = run(Lexicon(SWITCH_PATHS), "In the market for slippers - something made from wool.")
     assert item(state) == ["slippers"]
     assert ("material", "wool") in values(state)
+
+
+HEAD_PATHS = {
+    **SWITCH_PATHS,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Active", "Active Sweatshirts"): 10,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sweaters", "Wool & Blends"): 10,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Plus-Size"): 10,
+}
+
+
+def test_an_item_named_by_its_head_noun_replaces_the_one_set_aside():
+    lexicon = Lexicon(HEAD_PATHS)
+    state, _ = run(lexicon, "I'm after a women's sweater", "Correction: hooded sweatshirts, not sweaters.",
+                   asked=["use_case"])
+    assert item(state) == ["sweatshirts"]
+    # Without the old item set aside, a head noun alone is only a requirement.
+    state, _ = run(lexicon, "I'm after a women's sweater", "Actually, hooded sweatshirts.", asked=["use_case"])
+    assert item(state) == ["women's sweater"]
+    state, _ = run(lexicon, "what clothes do you have?", "a polyester blend is fine", asked=["other"])
+    assert item(state) == []
+
+
+def test_sizes_never_name_the_item():
+    lexicon = Lexicon(HEAD_PATHS)
+    state, _ = run(lexicon, "I'm after a women's sweater", "I need plus sizes", asked=["size"])
+    assert item(state) == ["women's sweater"]
+    state, _ = run(lexicon, "just browsing for my sister", "I need plus sizes", asked=["other"])
+    assert item(state) == []
+
+
+def test_an_item_after_only_a_department_narrows_it():
+    lexicon = Lexicon(HEAD_PATHS)
+    state, _ = run(lexicon, "Browsing clothes for women.", "in wool", "dresses, to be exact.", asked=["material", "other"])
+    assert item(state) == ["dresses"]
+    assert ("material", "wool") in values(state)

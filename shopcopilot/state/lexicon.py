@@ -59,6 +59,7 @@ class Lexicon:
         self.category_idf = _category_idf(category_paths)
         self._nodes = _node_index(category_paths)
         self._ancestors = _ancestor_index(category_paths)
+        self._heads = _head_nouns(category_paths)
         self.money_like_categories = tuple(
             sorted({part for path in category_paths for part in path if "$" in part}, key=len, reverse=True)
         )
@@ -131,10 +132,15 @@ class Lexicon:
                 out[key] = self.category_idf[key]
         return out
 
-    def names_category_node(self, text: str) -> bool:
-        """Does `text` contain the full name of some category node ("Belts", "Wrist Watches"),
-        not just a word that occurs in one ("faux" of "Leather & Faux Leather")?"""
-        words = {stem(t) for t in tokens(text)}
+    def names_category_node(self, text: str, by_head: bool = False) -> bool:
+        """Does `text` name some category node in full ("Belts", "Wrist Watches"), not just by a
+        word that occurs in one ("faux" of "Leather & Faux Leather")? With `by_head`, a text
+        ending in a node's head noun is enough ("hooded sweatshirts" for "Active Sweatshirts";
+        not "a polyester blend is fine")."""
+        said = [stem(t) for t in tokens(text) if t not in STOPWORDS]
+        if by_head and said and said[-1] in self._heads:
+            return True
+        words = set(said)
         return any(node <= words for word in words for node in self._nodes.get(word, ()))
 
 
@@ -143,6 +149,8 @@ class Lexicon:
         words name ("cowboy hats" for "accessories", "loafers" for "shoes"; not "necklaces"
         for "piercing jewelry barbells", a sibling)?"""
         said, known = {stem(t) for t in tokens(text)}, set(current)
+        if known <= DEPARTMENT_NODES:  # "clothes for women" says who it is for, not yet what
+            return any(node <= said and not node <= DEPARTMENT_NODES for word in said for node in self._nodes.get(word, ()))
         named = {node for word in known for node in self._nodes.get(word, ()) if node <= known}
         if not named:
             return False
@@ -179,6 +187,24 @@ def _node_index(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, list
         for word in node:
             index.setdefault(word, []).append(node)
     return index
+
+
+def _head_nouns(category_paths: Mapping[tuple[str, ...], int]) -> frozenset[str]:
+    """The plural last word of each category node's name, and of each part joined by "&" or a
+    comma ("Down Jackets & Parkas": jackets, parkas): English names the thing last, and a shop
+    names its kinds of item in the plural (not "Water", "Wool", "Tie-Dye")."""
+    heads = set()
+    for path in category_paths:
+        for part in path:
+            if part.strip().lower() == ROOT_CATEGORY:
+                continue
+            for conjunct in re.split(r"&|,|\band\b", part):
+                words = [t for t in tokens(conjunct) if t not in STOPWORDS]
+                if words and words[-1].endswith("s") and not words[-1].endswith("ss"):
+                    head = stem(words[-1])
+                    if head not in DEPARTMENT_NODES:
+                        heads.add(head)
+    return frozenset(heads)
 
 
 def _ancestor_index(category_paths: Mapping[tuple[str, ...], int]) -> dict[frozenset[str], set[frozenset[str]]]:

@@ -274,23 +274,35 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
         body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
     body = _ITEM_END.split(body)[0]
-    # Colours, materials and closures ("wool", "navy", "slip on") do not name an item, even
-    # where a category says them.
     if not lexicon.category_tokens(_without_mentions(body, lexicon)):
         return ""
     words = lexicon.category_tokens(body)
     opening = first_turn and not obs.category_text
     if seeking or opening:
         return _item_span(body, words)
-    # A reply or a correction names a new item only with a whole category name in it.
+    # A reply or a correction names a new item only with a whole category name in it, or its
+    # head noun ("sweatshirts") where nothing else can be meant: the answer to a category
+    # question, or with the current item set aside in the same breath ("sweatshirts, not sweaters").
+    by_head = last_question == "category" or _sets_aside(piece, current)
     answer = last_question == "category" or (obs.override and _mostly_category(body, words))
-    if answer and lexicon.names_category_node(body):
+    if answer and lexicon.names_category_node(body, by_head):
         return _item_span(body, words)
-    if last_question in (None, "other") and _mostly_category(body, words) and lexicon.names_category_node(body):
+    if (last_question in (None, "other") and _mostly_category(body, words)
+            and lexicon.names_category_node(body, by_head)):
         if current is None or lexicon.narrows(current, body):
             obs.category_narrows = current is not None
             return _item_span(body, words)
     return ""
+
+
+def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
+    """Does the clause reject the current item ("not sweaters", "from sweaters to ...")?"""
+    if not current:
+        return False
+    old = [m.group() for m in _NEGATED_TAIL.finditer(piece)]
+    if switch := _FROM_TO.search(piece):
+        old.append(piece[switch.start(): switch.start("item")])
+    return any(stem(t) in current for text in old for t in tokens(text))
 
 
 def _item_span(body: str, words: dict[str, float]) -> str:
@@ -300,9 +312,13 @@ def _item_span(body: str, words: dict[str, float]) -> str:
     return body[spans[0][0]: spans[-1][1]] if spans else body
 
 
+# Colours, materials, closures and sizes ("plus", "size 9 wide") describe an item, never name one.
+_NOT_AN_ITEM = frozenset({"color", "material", "closure", "size", "fit", "width"})
+
+
 def _without_mentions(text: str, lexicon: Lexicon) -> str:
     for mention in sorted(lexicon.mentions(text), key=lambda m: -m.start):
-        if mention.facet in ("color", "material", "closure"):
+        if mention.facet in _NOT_AN_ITEM:
             text = text[: mention.start] + " " + text[mention.end:]
     return text
 
