@@ -368,3 +368,30 @@ def test_an_item_after_only_a_department_narrows_it():
     state, _ = run(lexicon, "Browsing clothes for women.", "in wool", "dresses, to be exact.", asked=["material", "other"])
     assert item(state) == ["dresses"]
     assert ("material", "wool") in values(state)
+
+
+def test_the_item_said_for_emphasis_is_the_item():
+    lexicon = Lexicon({**HEAD_PATHS, ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Lingerie"): 10,
+                       ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sets"): 10})
+    for said in ("It's down jackets I'm after", "down jackets are what I want", "Down jackets is what I'm looking for."):
+        state, _ = run(lexicon, "Just browsing for lingerie", said, asked=["other"])
+        assert item(state) == ["down jackets"], said
+    state, _ = run(lexicon, "Just browsing for lingerie", "It's for work", asked=["other"])
+    assert item(state) == ["lingerie"]
+
+
+def test_the_item_span_keeps_hyphenated_names_and_stops_at_a_comma():
+    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops & Tees", "T-Shirts"): 10,
+                       ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Flats"): 10,
+                       ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Plus-Size"): 10})
+    state, _ = run(lexicon, "hi! shopping for women's t-shirts today.")
+    assert item(state) == ["women's t-shirts"]
+    state, _ = run(lexicon, "i'm looking for women's flats, i wear a plus size 9.")
+    assert item(state) == ["women's flats"]
+
+
+def test_a_kind_of_the_item_narrows_it_whoever_it_is_for():
+    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Walking"): 10,
+                       ("Clothing, Shoes & Jewelry", "Novelty", "Women's Shoes"): 3})
+    state, _ = run(lexicon, "Any shoes for women?", "Walking shoes, to be exact", asked=["other"])
+    assert item(state) == ["walking shoes"]

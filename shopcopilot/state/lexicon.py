@@ -149,9 +149,12 @@ class Lexicon:
         words name ("cowboy hats" for "accessories", "loafers" for "shoes"; not "necklaces"
         for "piercing jewelry barbells", a sibling)?"""
         said, known = {stem(t) for t in tokens(text)}, set(current)
-        if known <= DEPARTMENT_NODES:  # "clothes for women" says who it is for, not yet what
+        # Who it is for is not what it is: "clothes for women" names no item yet, and "shoes
+        # for women" names shoes (not a "Women's Shoes" node beside them).
+        kind = known - DEPARTMENT_NODES
+        if not kind:
             return any(node <= said and not node <= DEPARTMENT_NODES for word in said for node in self._nodes.get(word, ()))
-        named = {node for word in known for node in self._nodes.get(word, ()) if node <= known}
+        named = {node for word in kind for node in self._nodes.get(word, ()) if node <= kind}
         if not named:
             return False
         for word in said:

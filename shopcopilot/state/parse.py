@@ -52,8 +52,16 @@ _LEADING_CUE = re.compile(
 _FROM_TO = re.compile(r"\b(?:switch|chang|mov|go)\w*\s+(?:it\s+|that\s+)?from\s+.+?\s+to\s+(?P<item>.+)$", re.I)
 # "I want it for winter", "need them for work": the sentence is about the use, not the item.
 _ABOUT_THE_USE = re.compile(r"^(?:it|them|one|this|that|these|those)\s+(?:for|to|in|on|at|when|while)\b", re.I)
-# Where the item's name ends: "house slippers - something made from leather".
-_ITEM_END = re.compile(r"\s[-–—]\s|\s(?:with|made|that|which)\s", re.I)
+# Where the item's name ends: "house slippers - something made from leather", "flats, size 9".
+_ITEM_END = re.compile(r"\s[-–—]\s|,\s|\s(?:with|made|that|which)\s", re.I)
+# "It's loungewear sets I'm after", "hoodies are what I want": the item, named for emphasis.
+_CLEFT = re.compile(
+    r"^\s*(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:i'?m|i am|we'?re)\s+"
+    r"(?:after|looking for|searching for|shopping for|hunting for)\W*$|"
+    r"^\s*(?P<item2>.+?)\s+(?:is|are)\s+what\s+(?:i'?m|i am|we'?re)\s+(?:after|looking for)\W*$|"
+    r"^\s*(?P<item3>.+?)\s+(?:is|are)\s+what\s+(?:i|we)\s+(?:want|need)\W*$",
+    re.I,
+)
 _BROWSING = re.compile(
     r"\b(just (?:browsing|looking|exploring|checking)|still exploring|exploring|browsing|window shopping|"
     r"not sure what|some ideas|inspiration|see what(?:'s| is) (?:out there|available))\b",
@@ -266,14 +274,16 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     """
     cue = _LEADING_CUE.match(piece)
     request = piece[cue.end():] if cue else piece
-    seeking = _SEEKING.match(request)
-    body = request[seeking.end():] if seeking else _strip_leadin(request)
+    seeking = _SEEKING.match(request) or _CLEFT.match(request)
+    if seeking and seeking.re is _CLEFT:
+        body = next(item for item in seeking.group("item", "item2", "item3") if item)
+    else:
+        body = request[seeking.end():] if seeking else _strip_leadin(request)
     if seeking and _ABOUT_THE_USE.match(body):
         return ""
     if switch := _FROM_TO.search(body):
         body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
-    body = _ITEM_END.split(body)[0]
     if not lexicon.category_tokens(_without_mentions(body, lexicon)):
         return ""
     words = lexicon.category_tokens(body)
@@ -308,8 +318,13 @@ def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
 def _item_span(body: str, words: dict[str, float]) -> str:
     """The words that name the item: first to last category word ("women's raincoat",
     not "a women's raincoat under 60 dollars")."""
-    spans = [m.span() for m in re.finditer(r"[A-Za-z0-9][\w'&-]*", body) if stem(tokens(m.group())[0]) in words]
-    return body[spans[0][0]: spans[-1][1]] if spans else body
+    spans = [m.span() for m in re.finditer(r"[A-Za-z0-9][\w'&-]*", body)
+             if any(stem(t) in words for t in tokens(m.group()))]
+    if not spans:
+        return body
+    described = _ITEM_END.search(body, spans[0][1])  # "flats, i wear a size 9"
+    end = max(end for _, end in spans if not described or end <= described.start())
+    return body[spans[0][0]: end]
 
 
 # Colours, materials, closures and sizes ("plus", "size 9 wide") describe an item, never name one.
