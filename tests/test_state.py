@@ -373,7 +373,8 @@ def test_an_item_after_only_a_department_narrows_it():
 def test_the_item_said_for_emphasis_is_the_item():
     lexicon = Lexicon({**HEAD_PATHS, ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Lingerie"): 10,
                        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sets"): 10})
-    for said in ("It's down jackets I'm after", "down jackets are what I want", "Down jackets is what I'm looking for."):
+    for said in ("It's down jackets I'm after", "yeah, it's down jackets I'm after", "down jackets are what I want",
+                 "Down jackets is what I'm looking for."):
         state, _ = run(lexicon, "Just browsing for lingerie", said, asked=["other"])
         assert item(state) == ["down jackets"], said
     state, _ = run(lexicon, "Just browsing for lingerie", "It's for work", asked=["other"])

@@ -56,7 +56,8 @@ _ABOUT_THE_USE = re.compile(r"^(?:it|them|one|this|that|these|those)\s+(?:for|to
 _ITEM_END = re.compile(r"\s[-–—]\s|,\s|\s(?:with|made|that|which)\s", re.I)
 # "It's loungewear sets I'm after", "hoodies are what I want": the item, named for emphasis.
 _CLEFT = re.compile(
-    r"^\s*(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:i'?m|i am|we'?re)\s+"
+    r"^\s*(?:(?:yeah|yes|ok(?:ay)?|well|so|right|hmm+|oh|ah|um+|actually)\b[,!\s]*)*"
+    r"(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:i'?m|i am|we'?re)\s+"
     r"(?:after|looking for|searching for|shopping for|hunting for)\W*$|"
     r"^\s*(?P<item2>.+?)\s+(?:is|are)\s+what\s+(?:i'?m|i am|we'?re)\s+(?:after|looking for)\W*$|"
     r"^\s*(?P<item3>.+?)\s+(?:is|are)\s+what\s+(?:i|we)\s+(?:want|need)\W*$",
