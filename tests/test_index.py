@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import pickle
 import random
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from shopcopilot.catalog.loader import CatalogError
+from shopcopilot.catalog import loader
+from shopcopilot.catalog.loader import CatalogError, parse_line
+from shopcopilot.catalog.product import RecordError, product_from_record
 from shopcopilot.cli import main
 from shopcopilot.index import (
     BACKENDS,
@@ -458,6 +461,47 @@ def test_broken_counts_and_half_surrogates_are_indexed_not_fatal(cache: Path, tm
     assert index.store.get("HALF01").title == "Quokka \ufffd parka"
     assert index.store.get("HALF01").rating_number is None and index.store.get("HUGE01").rating_number is None
     assert set(top_ids(index, "quokka")) == {"HALF01", "HUGE01"}
+
+
+# Lines where orjson's reading differs from json's, or could: parse_line must read each as json does.
+_ODD_LINES = [
+    '{"parent_asin": "B1", "title": 123456789012345678901234567890, "price": 18446744073709551617}',
+    '{"parent_asin": "B2", "title": "t", "store": -9223372036854775809, "features": [99999999999999999999]}',
+    '{"parent_asin": "B3", "title": "t", "details": {"Size": 36893488147419103231}, "rating_number": 2e19}',
+    '{"parent_asin": "B4", "title": "t", "price": 9007199254740993000000, "average_rating": NaN}',
+    '{"parent_asin": "B5", "title": "t", "price": Infinity, "rating_number": -Infinity}',
+    '{"parent_asin": "B6", "title": "half \\ud800 pair \\ud83d\\ude00", "features": ["\\udc00"]}',
+    '{"parent_asin": "B7", "title": 1.5, "features": [[12345678901234567890123, "x"], {"a": 1e30}]}',
+    '{"parent_asin": "B8", "title": "t", "price": 1e400, "categories": "One, \\"Two\\""}',
+    '{"parent_asin": "B9", "title": "t", "title": "last wins", "details": {"A": 1, "B": true, "A": null}}',
+    '{"parent_asin": "B10", "title": "t",}',
+    '[1, 2]',
+    '18446744073709551617',
+    '{"title": "no id"}',
+    '\ufeff{"parent_asin": "B11", "title": "t"}',
+]
+
+
+@pytest.mark.parametrize("line", _ODD_LINES)
+def test_catalog_lines_read_as_the_stdlib_json_reads_them(line: str) -> None:
+    try:
+        expected = product_from_record(loader._exact_record(line))
+    except RecordError as exc:
+        with pytest.raises(RecordError, match=re.escape(str(exc))):
+            parse_line(line)
+        return
+    assert repr(parse_line(line)) == repr(expected)  # repr tells 1 from 1.0
+
+
+def test_odd_values_become_what_they_say() -> None:
+    big = parse_line(_ODD_LINES[0])
+    assert big.title == "123456789012345678901234567890" and big.price == float(18446744073709551617)
+    assert parse_line(_ODD_LINES[1]).features == ("99999999999999999999",)
+    assert parse_line(_ODD_LINES[2]).details == {"Size": "36893488147419103231"}
+    assert parse_line(_ODD_LINES[5]).title == "half \ufffd pair \U0001f600"
+    assert parse_line(_ODD_LINES[4]).price == float("inf")
+    with pytest.raises(RecordError, match="not valid JSON"):
+        parse_line(_ODD_LINES[9])
 
 
 def test_unusable_catalogs_are_clear_errors(cache: Path, tmp_path: Path) -> None:
