@@ -211,6 +211,15 @@ def test_odd_records_do_not_crash() -> None:
     assert attrs.sizes == ("7",)
 
 
+def test_descriptions_lose_markup_and_runs_of_whitespace() -> None:
+    # Every character str.split() splits on is one re's \s matches, and no other: both collapse alike.
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert set(re.findall(r"\s", every)) == {c for c in every if c.isspace()}
+    record = {"parent_asin": "X2", "title": "Thing",
+              "description": ["<p>Soft&nbsp;cotton</p>\n\t<br/>tee&amp;top\u2003 \x1c end ", " <i> </i> ", "a  b"]}
+    assert product_from_record(record).description == ("Soft cotton tee&top end", "a b")
+
+
 # ---- real records -----------------------------------------------------------------------------
 
 
