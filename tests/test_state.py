@@ -396,3 +396,31 @@ def test_a_kind_of_the_item_narrows_it_whoever_it_is_for():
                        ("Clothing, Shoes & Jewelry", "Novelty", "Women's Shoes"): 3})
     state, _ = run(lexicon, "Any shoes for women?", "Walking shoes, to be exact", asked=["other"])
     assert item(state) == ["walking shoes"]
+
+
+def test_a_new_item_set_against_the_current_one_is_a_change_of_mind_without_a_cue():
+    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 10,
+                       ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Wallets"): 10})
+    for said in ("belts, not wallets", "ok different idea: belts, not wallets.", "My bad, it's belts i need, not wallets"):
+        state, _ = run(lexicon, "I'm looking for wallets", said, asked=["material"])
+        assert item(state) == ["belts"], said
+
+
+def test_a_use_or_a_feature_said_with_a_seeking_verb_is_not_an_item():
+    lexicon = Lexicon({**SWITCH_PATHS, ("Clothing, Shoes & Jewelry", "Sports", "Hiking & Trekking"): 5,
+                       ("Clothing, Shoes & Jewelry", "Accessories", "Eyewear", "Lenses"): 5})
+    state, _ = run(lexicon, "I am searching ladies down jackets", "Need something for trekking, basically.",
+                   "want it with polarized lenses, that's a must.", asked=["other", "style"])
+    assert item(state) == ["down jackets"]
+
+
+def test_who_it_is_for_before_a_comma_does_not_end_the_item_name():
+    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Novelty", "Costumes", "Masks"): 5})
+    state, _ = run(lexicon, "I'm looking for a present for either a guy or a girl, thinking masks")
+    assert "masks" in item(state)[0]
+
+
+@pytest.mark.parametrize("said", ["Prefer to stay away from suede.", "I dislike suede", "steer clear of suede please"])
+def test_more_ways_to_reject_a_value(lexicon, said):
+    state, _ = run(lexicon, "I need a men's jacket", said)
+    assert ("material", "suede") in {(r.attribute, r.value) for r in state.rejected}

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from .budget import Budget, parse_budget
-from .lexicon import Lexicon, Mention
+from .lexicon import DEPARTMENT_NODES, Lexicon, Mention
 from .spelling import is_english
 from .text import STOPWORDS, stem, tokens
 
@@ -37,7 +37,8 @@ _OVERRIDE = re.compile(
     r"not anymore|no longer|i'?d rather (?:have|look at|go with|get)|let'?s go with|wait,|correction|"
     r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous)|on (?:further )?reflection|"
     r"on further thought|second thoughts|come to think of it|thinking about it|having thought about it|"
-    r"let'?s switch|(?:switch|chang)(?:e|ing)? (?:it |that )?from|make (?:that|those|them)|you know what)\b",
+    r"let'?s switch|(?:switch|chang)(?:e|ing)? (?:it |that )?from|make (?:that|those|them)|you know what|"
+    r"different idea|new plan|change of heart|my bad)\b",
     re.I,
 )
 # A change of mind said before the request itself: "on reflection, I need X", "correction: X".
@@ -45,20 +46,22 @@ _LEADING_CUE = re.compile(
     r"^\s*(?:(?:ah|oh|hmm+|um+|ok(?:ay)?|well|so|right|actually|sorry|no)\b[,!\s]*)*"
     r"(?:on (?:second|further) (?:thoughts?|reflection)|on reflection|come to think of it|"
     r"thinking about it(?: (?:more|again))?|having thought about it|correction|scratch that|you know what|"
-    r"change of plans?|(?:i(?:'ve)? )?changed my mind|wait)\b\s*[,:;-]?\s*",
+    r"change of (?:plans?|heart)|(?:i(?:'ve)? )?changed my mind|different idea|new plan|my bad|wait)\b\s*[,:;-]?\s*",
     re.I,
 )
 # "switch from sweaters to hoodies": the item after "to" replaces the one after "from".
 _FROM_TO = re.compile(r"\b(?:switch|chang|mov|go)\w*\s+(?:it\s+|that\s+)?from\s+.+?\s+to\s+(?P<item>.+)$", re.I)
-# "I want it for winter", "need them for work": the sentence is about the use, not the item.
-_ABOUT_THE_USE = re.compile(r"^(?:it|them|one|this|that|these|those)\s+(?:for|to|in|on|at|when|while)\b", re.I)
+# "I want it for winter", "need something for trekking": the sentence is about the use, not the item.
+_ABOUT_THE_USE = re.compile(
+    r"^(?:it|them|one|this|that|these|those|something|anything|stuff)\s+(?:for|to|in|on|at|when|while|with)\b", re.I
+)
 # Where the item's name ends: "house slippers - something made from leather", "flats, size 9".
 _ITEM_END = re.compile(r"\s[-–—]\s|,\s|\s(?:with|made|that|which)\s", re.I)
 # "It's loungewear sets I'm after", "hoodies are what I want": the item, named for emphasis.
 _CLEFT = re.compile(
     r"^\s*(?:(?:yeah|yes|ok(?:ay)?|well|so|right|hmm+|oh|ah|um+|actually)\b[,!\s]*)*"
-    r"(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:i'?m|i am|we'?re)\s+"
-    r"(?:after|looking for|searching for|shopping for|hunting for)\W*$|"
+    r"(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:(?:i'?m|i am|we'?re)\s+"
+    r"(?:after|looking for|searching for|shopping for|hunting for)|(?:i|we)\s+(?:need|want))\b(?:,?\s*not\b.*)?\W*$|"
     r"^\s*(?P<item2>.+?)\s+(?:is|are)\s+what\s+(?:i'?m|i am|we'?re)\s+(?:after|looking for)\W*$|"
     r"^\s*(?P<item3>.+?)\s+(?:is|are)\s+what\s+(?:i|we)\s+(?:want|need)\W*$",
     re.I,
@@ -83,7 +86,7 @@ _SEEKING = re.compile(
 _NEGATORS = re.compile(
     r"(?:\bnot?\b|\bwithout\b|\bavoid(?:ing)?\b|\bexcept\b|\banything but\b|\bnothing\b|\bdon'?t want\b|"
     r"\bdont want\b|\bno more\b|\bhate\b|\bnot a fan of\b|\binstead of\b|\brather than\b|\bforget\b|\bskip\b|"
-    r"\bexclude\b|\bminus\b|\bnon\b|-free\b)[\w\s'-]{0,12}$",
+    r"\bexclude\b|\bminus\b|\bnon\b|-free\b|\bdislike\b|\b(?:stay|keep) away from\b|\bsteer clear of\b)[\w\s'-]{0,12}$",
     re.I,
 )
 _REJECT_SHOWN = re.compile(
@@ -96,7 +99,8 @@ _REJECT_SHOWN = re.compile(
 # "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
 # a negator; the last content word names the thing (English puts the head noun last).
 _NEGATED_WORD = re.compile(
-    r"\b(?:not|no|without|avoid|hate|skip(?: the)?|nothing(?: with| made of| in)?|(?:do ?n[o']?t|dont) want)\s+"
+    r"\b(?:not|no|without|avoid|hate|dislike|skip(?: the)?|nothing(?: with| made of| in)?|(?:do ?n[o']?t|dont) want|"
+    r"(?:stay|keep) away from|steer clear of)\s+"
     r"(?:any\s+|a\s+|an\s+|the\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})",
     re.I,
 )
@@ -294,8 +298,10 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     # A reply or a correction names a new item only with a whole category name in it, or its
     # head noun ("sweatshirts") where nothing else can be meant: the answer to a category
     # question, or with the current item set aside in the same breath ("sweatshirts, not sweaters").
-    by_head = last_question == "category" or _sets_aside(piece, current)
-    answer = last_question == "category" or (obs.override and _mostly_category(body, words))
+    set_aside = _sets_aside(piece, current)
+    by_head = last_question == "category" or set_aside
+    # Naming a new item while setting the current one aside is a change of mind, cue or not.
+    answer = last_question == "category" or ((obs.override or set_aside) and _mostly_category(body, words))
     if answer and lexicon.names_category_node(body, by_head):
         return _item_span(body, words)
     if (last_question in (None, "other") and _mostly_category(body, words)
@@ -323,9 +329,13 @@ def _item_span(body: str, words: dict[str, float]) -> str:
              if any(stem(t) in words for t in tokens(m.group()))]
     if not spans:
         return body
-    described = _ITEM_END.search(body, spans[0][1])  # "flats, i wear a size 9"
-    end = max(end for _, end in spans if not described or end <= described.start())
-    return body[spans[0][0]: end]
+    # "flats, i wear a size 9": the name ends where a description starts, unless all before it
+    # is who the item is for ("a guy or a girl, thinking masks").
+    described = _ITEM_END.search(body, spans[0][1])
+    named = [end for _, end in spans if not described or end <= described.start()]
+    if described and all(stem(t) in DEPARTMENT_NODES for t in tokens(body[spans[0][0]: named[-1]])):
+        named = [end for _, end in spans]
+    return body[spans[0][0]: named[-1]]
 
 
 # Colours, materials, closures and sizes ("plus", "size 9 wide") describe an item, never name one.
@@ -371,8 +381,8 @@ def _fragment(piece: str, listed: bool = False) -> str:
 
 # What follows a negator is a rejection, not a requirement ("leather instead of suede").
 _NEGATED_TAIL = re.compile(
-    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget|skip|nothing|hate|"
-    r"(?:do ?n[o']?t|dont|i'?d) (?:want|skip)|not a fan of)\b(?!-)[^,;]*",
+    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget|skip|nothing|hate|dislike|"
+    r"(?:do ?n[o']?t|dont|i'?d) (?:want|skip)|not a fan of|(?:stay|keep) away from|steer clear of)\b(?!-)[^,;]*",
     re.I,
 )
 
