@@ -424,3 +424,22 @@ def test_who_it_is_for_before_a_comma_does_not_end_the_item_name():
 def test_more_ways_to_reject_a_value(lexicon, said):
     state, _ = run(lexicon, "I need a men's jacket", said)
     assert ("material", "suede") in {(r.attribute, r.value) for r in state.rejected}
+
+
+@pytest.mark.parametrize("said,rejected", [
+    ("Green? no thanks.", ("color", "green")),
+    ("Nylon is a no-go.", ("material", "nylon")),
+    ("Suede isn't my style", ("material", "suede")),
+])
+def test_a_rejection_said_after_the_value(lexicon, said, rejected):
+    state, _ = run(lexicon, "I need a men's jacket", said)
+    assert rejected in {(r.attribute, r.value) for r in state.rejected}
+    assert rejected not in values(state)
+    assert not state.active_fragments()  # nothing of it became a wish
+
+
+def test_the_item_is_and_looking_at_name_the_item():
+    lexicon = Lexicon(SWITCH_PATHS)
+    for said in ("the item is down jackets.", "I'm looking at down jackets"):
+        state, _ = run(lexicon, "Just browsing for my sister", said, asked=["other"])
+        assert item(state) == ["down jackets"], said

@@ -63,7 +63,8 @@ _CLEFT = re.compile(
     r"(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:(?:i'?m|i am|we'?re)\s+"
     r"(?:after|looking for|searching for|shopping for|hunting for)|(?:i|we)\s+(?:need|want))\b(?:,?\s*not\b.*)?\W*$|"
     r"^\s*(?P<item2>.+?)\s+(?:is|are)\s+what\s+(?:i'?m|i am|we'?re)\s+(?:after|looking for)\W*$|"
-    r"^\s*(?P<item3>.+?)\s+(?:is|are)\s+what\s+(?:i|we)\s+(?:want|need)\W*$",
+    r"^\s*(?P<item3>.+?)\s+(?:is|are)\s+what\s+(?:i|we)\s+(?:want|need)\W*$|"
+    r"^\s*(?:the|my)\s+item\s+(?:is|would be)\s+(?P<item4>.+)$",
     re.I,
 )
 _BROWSING = re.compile(
@@ -75,7 +76,7 @@ _BROWSING = re.compile(
 _SEEKING = re.compile(
     r"^\s*(?:(?:hi|hello|hey|actually|ok(?:ay)?|well|hmm+|so|oh|wait|sorry|also|and|but|no|now|then)\b[,!\s]*)*"
     r"(?:i'?m|i am|we'?re|we are)?\s*(?:really\s+)?"
-    r"(?:looking for|searching for|shopping for|in the market for|hunting for|after|"
+    r"(?:looking (?:for|at)|searching for|shopping for|in the market for|hunting for|after|"
     r"(?:i|we)\s+(?:really\s+)?(?:need|want|would like|'d like)|(?:find|show|get)\s+me|"
     r"(?:can|could|would) you (?:please )?(?:find|show|get|recommend) me(?: some| a| an)?|do you (?:have|sell|carry)|"
     r"(?:i|we) (?:want|need|would like|'d like) to (?:buy|get|find|see)|(?:just )?browsing(?: for)?|"
@@ -102,6 +103,12 @@ _NEGATED_WORD = re.compile(
     r"\b(?:not|no|without|avoid|hate|dislike|skip(?: the)?|nothing(?: with| made of| in)?|(?:do ?n[o']?t|dont) want|"
     r"(?:stay|keep) away from|steer clear of)\s+"
     r"(?:any\s+|a\s+|an\s+|the\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})",
+    re.I,
+)
+# A rejection said after the thing: "green? no thanks", "nylon is a no-go", "wide leg isn't my style".
+_NEGATED_AFTER = re.compile(
+    r"[\w\s'-]{0,20}?[?!,.]?\s*(?:(?:is|are|'s)\s+(?:a\s+)?(?:no-?go|no|annoying|not (?:my|for me|my thing))|"
+    r"(?:isn'?t|aren'?t)\s+(?:my|for me)|no thanks?\b|no thank you|not for me)",
     re.I,
 )
 _PHRASE_STOP = frozenset("though please thanks either ones one anymore at all again really".split())
@@ -193,7 +200,8 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
     listed_from = _requirement_list_start(text)
     for mention in mentions:
         before = text[max(0, mention.start - 40): mention.start]
-        if _NEGATORS.search(before) and not _clause_break(before):
+        negated = _NEGATORS.search(before) and not _clause_break(before)
+        if negated or _NEGATED_AFTER.match(text, mention.end):
             if mention.start < listed_from:
                 obs.negated.append(mention)
         else:
@@ -242,7 +250,7 @@ def _head_word(phrase: str) -> str:
 # Words that follow "no"/"nothing" without naming a product feature.
 _NOT_A_THING = frozenset(
     "idea clue problem problems worries worry rush hurry limit additional particular real strong specific "
-    "else way thanks need matter rules".split()
+    "else way thanks need matter rules those these them that this it ones one".split()
 )
 
 
@@ -261,8 +269,15 @@ def _read_pieces(text: str, original: str, lexicon: Lexicon, first_turn: bool, l
             obs.category_text = category
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from)
-        if fragment:
+        if fragment and not _only_rejected(fragment, obs):
             obs.fragments.append(fragment)
+
+
+def _only_rejected(fragment: str, obs: Observation) -> bool:
+    """Is the fragment nothing but values rejected in the same message ("Green? no thanks.")?"""
+    rejected = {stem(t) for mention in obs.negated for t in tokens(mention.text)}
+    content = [stem(t) for t in tokens(fragment) if t not in _CHATTER and len(t) > 1]
+    return bool(rejected) and all(word in rejected for word in content)
 
 
 def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_question: str | None,
@@ -281,7 +296,7 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     request = piece[cue.end():] if cue else piece
     seeking = _SEEKING.match(request) or _CLEFT.match(request)
     if seeking and seeking.re is _CLEFT:
-        body = next(item for item in seeking.group("item", "item2", "item3") if item)
+        body = next(item for item in seeking.group("item", "item2", "item3", "item4") if item)
     else:
         body = request[seeking.end():] if seeking else _strip_leadin(request)
     if seeking and _ABOUT_THE_USE.match(body):
@@ -375,6 +390,8 @@ def _fragment(piece: str, listed: bool = False) -> str:
             return ""
     if not listed:
         piece = _NEGATED_TAIL.sub("", piece).strip(" \t-,.")
+        if _NEGATED_AFTER.search(piece):  # "hook and loop is annoying": a rejection, not a wish
+            return ""
     content = [t for t in tokens(piece) if t not in _CHATTER and len(t) > 1]
     return piece if content else ""
 
