@@ -443,3 +443,15 @@ def test_the_item_is_and_looking_at_name_the_item():
     for said in ("the item is down jackets.", "I'm looking at down jackets"):
         state, _ = run(lexicon, "Just browsing for my sister", said, asked=["other"])
         assert item(state) == ["down jackets"], said
+
+
+def test_brand_guesses_are_the_same_from_memory(monkeypatch):
+    from shopcopilot.state import lexicon as lexicon_module
+
+    lexicon = Lexicon(PATHS, ["Saucony", "CS Celersport", "David Archy", "Cherokee"])
+    said = ("sauconey", "celersport", "mom", "sauconey")
+    first = [lexicon.guess_brand(text) for text in said]
+    assert [m and m.value for m in first] == ["Saucony", "CS Celersport", None, "Saucony"]
+    assert [m and m.value for m in (lexicon.guess_brand(text) for text in said)] == [m and m.value for m in first]
+    monkeypatch.setattr(lexicon_module, "NEAR_CACHE_SIZE", 1)  # evicts on every new word
+    assert [m and m.value for m in (lexicon.guess_brand(t) for t in said)] == [m and m.value for m in first]

@@ -38,6 +38,7 @@ FACET_TO_ATTRIBUTE = {
 # How close (rapidfuzz ratio) a said word must be to a word of a store name for that name
 # to be scored at all: "suacony" ~ "saucony" is 86, "arch" ~ "archy" 89.
 BRAND_WORD_CUTOFF = 75
+NEAR_CACHE_SIZE = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,7 @@ class Lexicon:
             for word in set(key.split()):
                 self._brands_with_word.setdefault(word, []).append(key)
         self._brand_words = sorted(self._brands_with_word)
+        self._near_cache: dict[str, tuple[str, ...]] = {}
         self._longest_brand = max((len(k.split()) for k in self._brands), default=0)
         self._brand_first_words = frozenset(k.split(" ")[0] for k in self._brands)
         self._spelling = SpellFixer(_known_words(self.category_idf, category_paths, self._brands), catalog_words)
@@ -117,10 +119,21 @@ class Lexicon:
         17k stores, a word-level prefilter ~1 ms."""
         near: set[str] = set()
         for word in words:
-            for found, _, _ in process.extract(word, self._brand_words, scorer=fuzz.ratio,
-                                               score_cutoff=BRAND_WORD_CUTOFF, limit=None):
+            for found in self._brand_words_near(word):
                 near.update(self._brands_with_word[found])
         return sorted(near)
+
+    def _brand_words_near(self, word: str) -> tuple[str, ...]:
+        """Brand words close to `word`, remembered: shoppers' filler words ("usually", "skip")
+        come back in every brand answer, and each costs a scan of every brand word."""
+        near = self._near_cache.get(word)
+        if near is None:
+            if len(self._near_cache) >= NEAR_CACHE_SIZE:
+                self._near_cache.clear()
+            near = self._near_cache[word] = tuple(
+                found for found, _, _ in process.extract(word, self._brand_words, scorer=fuzz.ratio,
+                                                         score_cutoff=BRAND_WORD_CUTOFF, limit=None))
+        return near
 
     # -- categories -------------------------------------------------------
     def category_tokens(self, text: str) -> dict[str, float]:
