@@ -455,3 +455,14 @@ def test_brand_guesses_are_the_same_from_memory(monkeypatch):
     assert [m and m.value for m in (lexicon.guess_brand(text) for text in said)] == [m and m.value for m in first]
     monkeypatch.setattr(lexicon_module, "NEAR_CACHE_SIZE", 1)  # evicts on every new word
     assert [m and m.value for m in (lexicon.guess_brand(t) for t in said)] == [m and m.value for m in first]
+
+
+def test_a_compound_of_category_words_names_the_item():
+    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Men", "Watches", "Wrist Watches"): 10,
+                       ("Clothing, Shoes & Jewelry", "Men", "Jewelry", "Bracelets"): 10})
+    assert set(lexicon.category_tokens("wristwatches")) == {"wrist", "watch"}
+    assert lexicon.category_tokens("zzzzzzzz") == {}
+    state, _ = run(lexicon, "I'm trying to find gents bracelets", "Ugh, forget bracelets. show me wristwatches pls.",
+                   asked=["material"])
+    assert item(state) == ["wristwatches"]
+    assert not state.active_fragments()

@@ -39,6 +39,7 @@ FACET_TO_ATTRIBUTE = {
 # to be scored at all: "suacony" ~ "saucony" is 86, "arch" ~ "archy" 89.
 BRAND_WORD_CUTOFF = 75
 NEAR_CACHE_SIZE = 20_000
+MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,17 +141,35 @@ class Lexicon:
         """Category-vocabulary words in `text` (plural-folded) with their weights."""
         out: dict[str, float] = {}
         for token in tokens(text):
-            key = stem(token)
-            if key in self.category_idf and token not in STOPWORDS:
+            if token in STOPWORDS:
+                continue
+            for key in self._category_stems(token):
                 out[key] = self.category_idf[key]
         return out
+
+    def _category_stems(self, token: str) -> tuple[str, ...]:
+        """The token's category word, or the two a compound joins ("wristwatches": wrist,
+        watch; "sweatpants"); () when it is neither."""
+        key = stem(token)
+        if key in self.category_idf:
+            return (key,)
+        if len(token) >= 2 * MIN_COMPOUND_PART and token.isalpha():
+            for cut in range(MIN_COMPOUND_PART, len(token) - MIN_COMPOUND_PART + 1):
+                first, second = token[:cut], stem(token[cut:])
+                if first in self.category_idf and second in self.category_idf:
+                    return (first, second)
+        return ()
+
+    def _said_stems(self, text: str) -> set[str]:
+        """The text's words as stems, compounds of category words split."""
+        return {key for t in tokens(text) for key in (self._category_stems(t) or (stem(t),))}
 
     def names_category_node(self, text: str, by_head: bool = False) -> bool:
         """Does `text` name some category node in full ("Belts", "Wrist Watches"), not just by a
         word that occurs in one ("faux" of "Leather & Faux Leather")? With `by_head`, a text
         ending in a node's head noun is enough ("hooded sweatshirts" for "Active Sweatshirts";
         not "a polyester blend is fine")."""
-        said = [stem(t) for t in tokens(text) if t not in STOPWORDS]
+        said = [key for t in tokens(text) if t not in STOPWORDS for key in (self._category_stems(t) or (stem(t),))]
         if by_head and said and said[-1] in self._heads:
             return True
         words = set(said)
@@ -161,7 +180,7 @@ class Lexicon:
         """Does `text` name, in full, a category node below every node the `current` category
         words name ("cowboy hats" for "accessories", "loafers" for "shoes"; not "necklaces"
         for "piercing jewelry barbells", a sibling)?"""
-        said, known = {stem(t) for t in tokens(text)}, set(current)
+        said, known = self._said_stems(text), set(current)
         # Who it is for is not what it is: "clothes for women" names no item yet, and "shoes
         # for women" names shoes (not a "Women's Shoes" node beside them).
         kind = known - DEPARTMENT_NODES

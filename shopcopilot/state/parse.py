@@ -309,7 +309,7 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     words = lexicon.category_tokens(body)
     opening = first_turn and not obs.category_text
     if seeking or opening:
-        return _item_span(body, words)
+        return _item_span(body, words, lexicon)
     # A reply or a correction names a new item only with a whole category name in it, or its
     # head noun ("sweatshirts") where nothing else can be meant: the answer to a category
     # question, or with the current item set aside in the same breath ("sweatshirts, not sweaters").
@@ -318,12 +318,12 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     # Naming a new item while setting the current one aside is a change of mind, cue or not.
     answer = last_question == "category" or ((obs.override or set_aside) and _mostly_category(body, words))
     if answer and lexicon.names_category_node(body, by_head):
-        return _item_span(body, words)
+        return _item_span(body, words, lexicon)
     if (last_question in (None, "other") and _mostly_category(body, words)
             and lexicon.names_category_node(body, by_head)):
         if current is None or lexicon.narrows(current, body):
             obs.category_narrows = current is not None
-            return _item_span(body, words)
+            return _item_span(body, words, lexicon)
     return ""
 
 
@@ -337,11 +337,11 @@ def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
     return any(stem(t) in current for text in old for t in tokens(text))
 
 
-def _item_span(body: str, words: dict[str, float]) -> str:
+def _item_span(body: str, words: dict[str, float], lexicon: Lexicon) -> str:
     """The words that name the item: first to last category word ("women's raincoat",
     not "a women's raincoat under 60 dollars")."""
     spans = [m.span() for m in re.finditer(r"[A-Za-z0-9][\w'&-]*", body)
-             if any(stem(t) in words for t in tokens(m.group()))]
+             if words.keys() & lexicon.category_tokens(m.group())]
     if not spans:
         return body
     # "flats, i wear a size 9": the name ends where a description starts, unless all before it
@@ -411,6 +411,7 @@ _CHATTER = STOPWORDS | {
     "most", "top", "biggest", "honestly", "basically", "ideally", "preference", "preferences",
     "sorry", "scratch", "change", "plan", "plans", "mind", "mean", "meant", "forget", "switch", "wait",
     "specifically", "preferably", "second", "thought", "rather", "prefer", "after", "correction",
+    "ugh", "oops", "argh", "meh",
 }
 
 
