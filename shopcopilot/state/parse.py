@@ -292,18 +292,10 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     category words are only evidence, so a feature line like "ankle boots"
     never replaces the item.
     """
-    cue = _LEADING_CUE.match(piece)
-    request = piece[cue.end():] if cue else piece
-    seeking = _SEEKING.match(request) or _CLEFT.match(request)
-    if seeking and seeking.re is _CLEFT:
-        body = next(item for item in seeking.group("item", "item2", "item3", "item4") if item)
-    else:
-        body = request[seeking.end():] if seeking else _strip_leadin(request)
-    if seeking and _ABOUT_THE_USE.match(body):
+    read = _requested(piece)
+    if read is None:
         return ""
-    if switch := _FROM_TO.search(body):
-        body = switch.group("item")
-    body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
+    seeking, body = read
     if not lexicon.category_tokens(_without_mentions(body, lexicon)):
         return ""
     words = lexicon.category_tokens(body)
@@ -325,6 +317,24 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
             obs.category_narrows = current is not None
             return _item_span(body, words, lexicon)
     return ""
+
+
+def _requested(piece: str) -> tuple[bool, str] | None:
+    """(does the clause ask for something, what it names), without cues, chat and what it
+    rejects; None when it asks for a use, not an item ("I want it for winter")."""
+    cue = _LEADING_CUE.match(piece)
+    request = piece[cue.end():] if cue else piece
+    seeking = _SEEKING.match(request) or _CLEFT.match(request)
+    if seeking and seeking.re is _CLEFT:
+        body = next(item for item in seeking.group("item", "item2", "item3", "item4") if item)
+    else:
+        body = request[seeking.end():] if seeking else _strip_leadin(request)
+    if seeking and _ABOUT_THE_USE.match(body):
+        return None
+    if switch := _FROM_TO.search(body):
+        body = switch.group("item")
+    body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
+    return bool(seeking), body
 
 
 def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
