@@ -343,24 +343,19 @@ HEAD_PATHS = {
 }
 
 
-def test_an_item_named_by_its_head_noun_replaces_the_one_set_aside():
-    lexicon = Lexicon(HEAD_PATHS)
-    state, _ = run(lexicon, "I'm after a women's sweater", "Correction: hooded sweatshirts, not sweaters.",
-                   asked=["use_case"])
-    assert item(state) == ["sweatshirts"]
-    # Without the old item set aside, a head noun alone is only a requirement.
-    state, _ = run(lexicon, "I'm after a women's sweater", "Actually, hooded sweatshirts.", asked=["use_case"])
-    assert item(state) == ["women's sweater"]
-    state, _ = run(lexicon, "what clothes do you have?", "a polyester blend is fine", asked=["other"])
-    assert item(state) == []
-
-
-def test_sizes_never_name_the_item():
-    lexicon = Lexicon(HEAD_PATHS)
-    state, _ = run(lexicon, "I'm after a women's sweater", "I need plus sizes", asked=["size"])
-    assert item(state) == ["women's sweater"]
-    state, _ = run(lexicon, "just browsing for my sister", "I need plus sizes", asked=["other"])
-    assert item(state) == []
+@pytest.mark.parametrize("opening,said,asked,expected", [
+    # A plural head noun names the new item when the old one is set aside in the same breath...
+    ("I'm after a women's sweater", "Correction: hooded sweatshirts, not sweaters.", "use_case", ["sweatshirts"]),
+    # ...and alone it is only a requirement.
+    ("I'm after a women's sweater", "Actually, hooded sweatshirts.", "use_case", ["women's sweater"]),
+    ("what clothes do you have?", "a polyester blend is fine", "other", []),
+    # Sizes never name the item.
+    ("I'm after a women's sweater", "I need plus sizes", "size", ["women's sweater"]),
+    ("just browsing for my sister", "I need plus sizes", "other", []),
+])
+def test_which_answers_name_a_new_item(opening, said, asked, expected):
+    state, _ = run(Lexicon(HEAD_PATHS), opening, said, asked=[asked])
+    assert item(state) == expected
 
 
 def test_an_item_after_only_a_department_narrows_it():
