@@ -160,16 +160,16 @@ class Lexicon:
                     return (first, second)
         return ()
 
-    def _said_stems(self, text: str) -> set[str]:
-        """The text's words as stems, compounds of category words split."""
-        return {key for t in tokens(text) for key in (self._category_stems(t) or (stem(t),))}
+    def _said_stems(self, text: str) -> list[str]:
+        """The text's content words as stems, in order, compounds of category words split."""
+        return [key for t in tokens(text) if t not in STOPWORDS for key in (self._category_stems(t) or (stem(t),))]
 
     def names_category_node(self, text: str, by_head: bool = False) -> bool:
         """Does `text` name some category node in full ("Belts", "Wrist Watches"), not just by a
         word that occurs in one ("faux" of "Leather & Faux Leather")? With `by_head`, a text
         ending in a node's head noun is enough ("hooded sweatshirts" for "Active Sweatshirts";
         not "a polyester blend is fine")."""
-        said = [key for t in tokens(text) if t not in STOPWORDS for key in (self._category_stems(t) or (stem(t),))]
+        said = self._said_stems(text)
         if by_head and said and said[-1] in self._heads:
             return True
         words = set(said)
@@ -180,7 +180,7 @@ class Lexicon:
         """Does `text` name, in full, a category node below every node the `current` category
         words name ("cowboy hats" for "accessories", "loafers" for "shoes"; not "necklaces"
         for "piercing jewelry barbells", a sibling)?"""
-        said, known = self._said_stems(text), set(current)
+        said, known = set(self._said_stems(text)), set(current)
         # Who it is for is not what it is: "clothes for women" names no item yet, and "shoes
         # for women" names shoes (not a "Women's Shoes" node beside them).
         kind = known - DEPARTMENT_NODES
