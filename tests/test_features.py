@@ -27,19 +27,30 @@ def test_gather_returns_each_rows_ids_in_order():
     owner, ids = ragged.gather(np.array([3, 0, 1, 2]))
     assert owner.tolist() == [0, 0, 0, 1, 1, 3]
     assert ids.tolist() == [4, 5, 6, 1, 2, 3]
-    assert ragged.contains(np.array([0, 1, 3]), 5).tolist() == [False, False, True]
-    assert ragged.contains(np.array([1, 2]), 5).tolist() == [False, False]
 
 
-def test_lookup_keeps_only_the_wanted_ids_with_their_rows():
-    ragged = F._ragged([[1, 2], [], [3], [4, 5, 6], [2]])
-    table = np.full(10, -1)
-    table[[2, 5]] = [7, 8]  # ids 2 and 5 are wanted, as columns 7 and 8
-    owner, values = ragged.lookup(np.array([3, 0, 1, 4, 2]), table)
-    assert owner.tolist() == [0, 1, 3]
-    assert values.tolist() == [8, 7, 7]
-    owner, values = ragged.lookup(np.array([], dtype=np.int64), table)
-    assert owner.tolist() == [] and values.tolist() == []
+@pytest.mark.parametrize("id_count", [10, 70_000, 5_000_000])  # one, two and three radix digits
+def test_postings_list_the_rows_holding_each_id_as_a_scan_would(id_count):
+    rng = np.random.default_rng(id_count)
+    rows = [sorted(set(rng.integers(0, id_count, rng.integers(0, 6)).tolist())) for _ in range(300)]
+    rows[7] = [id_count - 1, 0]  # the extremes, in a row not sorted by id
+    postings = F.Postings.of(F._ragged(rows), id_count)
+    for wanted in {0, id_count - 1, *rng.integers(0, id_count, 20).tolist(), *rows[150]}:
+        assert postings.rows_of(wanted).tolist() == [r for r, ids in enumerate(rows) if wanted in ids]
+
+
+@pytest.mark.parametrize("held", [[], [4], [0, 3, 9, 12], list(range(0, 5000, 2))])  # sparse and dense
+def test_holders_answer_for_any_rows_in_any_order(held):
+    holders = F.Holders.of(np.array(held, dtype=np.int32), 5000)
+    assert (holders.mask is not None) == (len(held) > F.DENSE_HOLDERS)
+    asked = np.array([12, 0, 4999, 3, 3, 4, 13, 2])
+    assert holders.among(asked).tolist() == [row in held for row in asked.tolist()]
+    assert holders.among(np.array([], dtype=np.int64)).tolist() == []
+
+
+def test_stable_order_equals_numpys_stable_argsort():
+    ids = np.random.default_rng(3).integers(0, 200_000, 5_000).astype(np.int32)
+    assert F._stable_order(ids).tolist() == np.argsort(ids, kind="stable").tolist()
 
 
 def test_parallel_slices_equal_one_build(index, monkeypatch):
@@ -92,6 +103,18 @@ def test_remembered_phrase_finds_equal_a_fresh_search(index, monkeypatch):
             assert features.find(key, rows, lead=lead) == expected
             assert features.find(key, rows[::-1], lead=lead) == expected[::-1]  # now from memory
     assert any(at >= 0 for at in fresh(b" imported ", False))
+
+
+@pytest.mark.parametrize("cache_bytes", [F.HOLDERS_CACHE_BYTES, 1])  # 1: every answer overflows it
+def test_holders_of_a_words_forms_are_every_row_holding_any_form(index, monkeypatch, cache_bytes):
+    monkeypatch.setattr(F, "HOLDERS_CACHE_BYTES", cache_bytes)
+    features = F.load_or_build(index.store, index.path)
+    ids = tuple(features.word_id[w] for w in ("dress", "dresses") if w in features.word_id)
+    assert ids
+    every_row = np.arange(len(features))
+    for _ in range(2):  # fresh, then remembered (or rebuilt)
+        held = features.holders("words", ids).among(every_row)
+        assert held.tolist() == [bool(set(ids) & set(features.words.row(r).tolist())) for r in range(len(features))]
 
 
 def test_saved_features_are_reused_and_a_corrupt_file_is_rebuilt(index):

@@ -621,3 +621,14 @@ def test_products_and_attributes_come_back_together(tmp_path, monkeypatch):
     assert list(both) == asins[:10]
     for asin, (product, attributes) in both.items():
         assert product == store.get(asin) and attributes == store.attributes(asin)
+
+
+def test_searches_run_together_answer_as_each_alone_in_the_order_asked(built: CatalogIndex) -> None:
+    asked = [(Query((terms("cotton dress"),)), 20), (Query((terms("everyday"),)), 7), (Query((terms("zzzz"),)), 5),
+             (Query((phrase("cotton dress"),)), 12)]
+    together = built.search_rows_together(asked, filters=Filters(max_price=60), weights={"description": 0.0})
+    built._recent.clear()  # answer each alone from the back end again
+    alone = [built.search_rows(q, limit=n, filters=Filters(max_price=60), weights={"description": 0.0})
+             for q, n in asked]
+    assert together == alone and together[0].rows and not together[2].rows
+    assert built.search_rows_together([]) == []

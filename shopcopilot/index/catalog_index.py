@@ -14,7 +14,8 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,6 +42,7 @@ DEFAULT_BACKEND = "tantivy"
 FTS5_MANIFEST_FILE = "fts5.json"
 HASH_CACHE_FILE = "catalog-hashes.json"
 RECENT_SEARCHES = 512  # row answers kept for repeated searches
+SEARCH_HELPERS = 2  # threads running a turn's second and third searches (a brand, the quotes)
 
 # Each back end ranks with its own defaults: fts5 reproduces the starter as it was.
 BACKEND_WEIGHTS: dict[str, Mapping[str, float]] = {"tantivy": DEFAULT_WEIGHTS, "fts5": STARTER_WEIGHTS}
@@ -176,6 +178,8 @@ class CatalogIndex:
         # index never changes, so a repeated search can reuse its answer.
         self._recent: OrderedDict[tuple[Any, ...], RowHits] = OrderedDict()
         self._recent_lock = threading.Lock()
+        self._helpers: ThreadPoolExecutor | None = None  # made on the first concurrent search
+        self._helpers_lock = threading.Lock()
 
     @classmethod
     def load(cls, folder: Path, catalog_path: Path, *, progress: bool = True) -> CatalogIndex:
@@ -252,6 +256,30 @@ class CatalogIndex:
                 self._recent.popitem(last=False)
         return found
 
+    def search_rows_together(
+        self,
+        requests: Sequence[tuple[Query, int]],
+        *,
+        filters: Filters | None = None,
+        weights: Mapping[str, float] | None = None,
+    ) -> list[RowHits]:
+        """`search_rows` for several (query, limit) pairs, in order. tantivy releases the GIL
+        while it searches, so the others run on helper threads while this one runs the first:
+        a turn waits for its slowest search, not for their sum, when a core is free."""
+        if not requests:
+            return []
+        (query, limit), rest = requests[0], requests[1:]
+        helpers = self._search_helpers() if rest else None
+        later = [helpers.submit(self.search_rows, q, limit=n, filters=filters, weights=weights) for q, n in rest]
+        first = self.search_rows(query, limit=limit, filters=filters, weights=weights)
+        return [first, *(search.result() for search in later)]
+
+    def _search_helpers(self) -> ThreadPoolExecutor:
+        with self._helpers_lock:
+            if self._helpers is None:
+                self._helpers = ThreadPoolExecutor(max_workers=SEARCH_HELPERS, thread_name_prefix="search")
+            return self._helpers
+
     def count(
         self,
         query: str | Query,
@@ -315,6 +343,8 @@ class CatalogIndex:
         write_json_atomic(self.path / FTS5_MANIFEST_FILE, manifest)
 
     def close(self) -> None:
+        if self._helpers is not None:
+            self._helpers.shutdown(wait=True)
         fts5 = self._backends.get("fts5")
         if isinstance(fts5, Fts5Backend):
             fts5.close()

@@ -47,7 +47,7 @@ class Batch:
         value_id = self.features.value_id.get(value)
         if value_id is None:
             return np.zeros(len(self.rows), dtype=bool)
-        return self.features.lists[facet].contains(self.rows, value_id)
+        return self.features.holders(facet, (value_id,)).among(self.rows)
 
     def lists_any(self, facet: str) -> np.ndarray:
         return self.features.lists[facet].nonempty(self.rows)
@@ -65,30 +65,14 @@ class Batch:
 
 
 def _presence(features: FeatureStore, rows: np.ndarray, stems: set[str], plural_forms: bool) -> dict[str, np.ndarray]:
-    """stem -> per candidate, do its words (or category stems) hold it: one gather for all stems."""
-    ragged = features.words if plural_forms else features.category_stems
-    ordered = sorted(stems)
-    column_of: dict[int, int] = {}  # vocabulary id -> its row in `found`
-    pairs = []  # (stem, row in `found` of one of its forms)
-    for stem_index, word in enumerate(ordered):
-        for form in word_forms(word) if plural_forms else (word,):
-            if (word_id := features.word_id.get(form)) is not None:
-                pairs.append((stem_index, column_of.setdefault(word_id, len(column_of))))
-    present = np.zeros((len(ordered), len(rows)), dtype=bool)
-    if column_of:
-        column = np.full(len(features.word_id), -1, dtype=np.int32)
-        column[list(column_of)] = list(column_of.values())
-        owner, found_column = ragged.lookup(rows, column)
-        if len(pairs) == len(column_of):  # each form belongs to one stem: mark the stems at once
-            stem_of = np.empty(len(column_of), dtype=np.int64)
-            stem_of[[found_row for _, found_row in pairs]] = [stem_index for stem_index, _ in pairs]
-            present[stem_of[found_column], owner] = True
-        else:
-            found = np.zeros((len(column_of), len(rows)), dtype=bool)
-            found[found_column, owner] = True
-            for stem_index, found_row in pairs:  # a stem is present when any of its forms is
-                present[stem_index] |= found[found_row]
-    return dict(zip(ordered, present))
+    """stem -> per candidate, do its words (or, without plural forms, its category stems) hold it."""
+    name = "words" if plural_forms else "category_stems"
+    present = {}
+    for word in sorted(stems):
+        forms = word_forms(word) if plural_forms else (word,)
+        ids = tuple(i for i in map(features.word_id.get, forms) if i is not None)
+        present[word] = features.holders(name, ids).among(rows) if ids else np.zeros(len(rows), dtype=bool)
+    return present
 
 
 # -- requirement fragments ---------------------------------------------------

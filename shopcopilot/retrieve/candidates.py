@@ -88,17 +88,15 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
         return out
     filters = budget_filters(state)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
-    found = [index.search_rows(query, limit=window, filters=filters, weights=weights)]
+    searches = [(query, window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
-    for constraint in state.active("brand"):
-        brand_query = Query((terms(constraint.value, fields=BRAND_FIELDS),))
-        brand_hits = index.search_rows(brand_query, limit=settings.brand_window, filters=filters, weights=weights)
-        found.append(_unscored(brand_hits))
+    searches += [(Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window) for c in state.active("brand")]
     # Products quoting the shopper's requirements word for word, in one query.
     phrases = tuple(phrase(f.text, fields=PHRASE_FIELDS) for f in state.active_fragments() if len(tokens(f.text)) >= 2)
     if phrases and settings.phrase_window:
-        limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
-        found.append(_unscored(index.search_rows(Query(phrases), limit=limit, filters=filters, weights=weights)))
+        searches.append((Query(phrases), min(settings.phrase_window * len(phrases), settings.max_phrase_hits)))
+    main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
+    found = [main, *map(_unscored, others)]
     out.rows, out.scores = _first_of_each(found)
     return out
 
