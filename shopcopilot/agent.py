@@ -131,7 +131,8 @@ class Agent:
 
     def _decide(self, tracer: Tracer, state: ShoppingState, ranked, turn: int, top_k: int):
         with tracer.stage("dialogue") as event:
-            decision = decide(state, ranked, self.features, turn, top_k, self.settings.dialogue)
+            decision = decide(state, ranked, self.features, turn, top_k, self.settings.dialogue,
+                              alternatives=tracer.detailed)
             event.output = {"ask_attribute": decision.ask_attribute, "options": decision.options,
                             "alternatives": decision.alternatives, "width": decision.width}
             event.summary = f"ask {decision.ask_attribute or 'nothing'}, show {decision.width}"

@@ -41,11 +41,13 @@ def test_postings_list_the_rows_holding_each_id_as_a_scan_would(id_count):
 
 @pytest.mark.parametrize("held", [[], [4], [0, 3, 9, 12], list(range(0, 5000, 2))])  # sparse and dense
 def test_holders_answer_for_any_rows_in_any_order(held):
-    holders = F.Holders.of(np.array(held, dtype=np.int32), 5000)
+    holders = F.Holders.of([np.array(held, dtype=np.int32)], 5000)
     assert (holders.mask is not None) == (len(held) > F.DENSE_HOLDERS)
     asked = np.array([12, 0, 4999, 3, 3, 4, 13, 2])
     assert holders.among(asked).tolist() == [row in held for row in asked.tolist()]
     assert holders.among(np.array([], dtype=np.int64)).tolist() == []
+    halves = F.Holders.of([np.array(held[::2], dtype=np.int32), np.array(held[1::2], dtype=np.int32)], 5000)
+    assert halves.among(asked).tolist() == holders.among(asked).tolist()
 
 
 def test_stable_order_equals_numpys_stable_argsort():

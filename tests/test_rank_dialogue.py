@@ -124,6 +124,23 @@ def test_dialogue_never_reasks_and_message_agrees(lexicon, views):
     assert asked, "the policy should ask something while it knows little"
 
 
+@pytest.mark.parametrize("opening", ["I need a jacket for men", "show me something", "red leather boots"])
+def test_skipping_questions_that_cannot_win_picks_the_same_question(lexicon, views, opening):
+    state = state_after(lexicon, opening)
+    skipped = 0
+    for turn in range(1, 7):
+        ranked = rerank_all(state, views)
+        full = decide(state, ranked, views, turn, 10)
+        quick = decide(state, ranked, views, turn, 10, alternatives=False)
+        assert (quick.ask_attribute, quick.message, quick.width, quick.options) == (
+            full.ask_attribute, full.message, full.width, full.options)
+        assert len(quick.alternatives) <= len(full.alternatives)
+        skipped += len(quick.alternatives) < len(full.alternatives)
+        state.questions.append((turn, full.ask_attribute))
+        state, _ = update(state, "no preference", lexicon, turn + 1)
+    assert skipped  # the open question led at least once
+
+
 def test_no_preference_attribute_is_not_asked(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     state.questions.append((1, "color"))

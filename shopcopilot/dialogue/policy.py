@@ -60,11 +60,13 @@ class Decision:
 
 def decide(
     state: ShoppingState, ranked: list[Scored], features: FeatureStore, turn: int,
-    top_k: int, settings: DialogueSettings = DialogueSettings(),
+    top_k: int, settings: DialogueSettings = DialogueSettings(), alternatives: bool = True,
 ) -> Decision:
+    """The turn's question, width and message; `alternatives=False` skips scoring the questions
+    that cannot win (the trace shows them, a plain reply does not)."""
     pool = features.facets([s.row for s in ranked[: settings.pool]])
     last_turn = turn >= settings.max_turns
-    scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings)
+    scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings, alternatives)
     best = scores[0] if scores and scores[0][1] > settings.min_gain else None
     attribute = best[0] if best else None
     # Right after a change of mind the shopper has just told us what they want: show a full set.
@@ -92,16 +94,18 @@ def _new_requirements(state: ShoppingState, turn: int) -> int:
     return values + sum(1 for f in state.fragments if f.source_turn == turn)
 
 
-def _question_scores(state: ShoppingState, pool: list[Facets], settings: DialogueSettings) -> list[tuple[str, float]]:
+def _question_scores(state: ShoppingState, pool: list[Facets], settings: DialogueSettings,
+                     every: bool = True) -> list[tuple[str, float]]:
+    """(attribute, value) of each question that may be asked, best first (ties: ASKABLE order)."""
+    askable = [attribute for attribute in ASKABLE if _may_ask(state, attribute, settings)]
     scores = []
-    for attribute in ASKABLE:
-        if not _may_ask(state, attribute, settings):
-            continue
-        if attribute == "other":
-            value = settings.open_question_value - settings.open_question_decay * state.asked("other")
-        else:
-            value = ANSWERABLE[attribute] * min(MAX_BITS, _expected_information(attribute, pool))
-        scores.append((attribute, value))
+    if "other" in askable:  # first in ASKABLE: it wins its ties
+        scores.append(("other", settings.open_question_value - settings.open_question_decay * state.asked("other")))
+        if not every and all(scores[0][1] >= ANSWERABLE[a] * MAX_BITS for a in askable[1:]):
+            return scores  # no attribute can beat it
+    for attribute in askable:
+        if attribute != "other":
+            scores.append((attribute, ANSWERABLE[attribute] * min(MAX_BITS, _expected_information(attribute, pool))))
     scores.sort(key=lambda pair: -pair[1])
     return scores
 

@@ -109,11 +109,13 @@ class Holders:
     mask: np.ndarray | None
 
     @classmethod
-    def of(cls, rows: np.ndarray, row_count: int) -> Holders:
-        if len(rows) <= DENSE_HOLDERS:
-            return cls(rows, None)
+    def of(cls, parts: list[np.ndarray], row_count: int) -> Holders:
+        """The holders of several sorted row lists (a word's forms)."""
+        if sum(map(len, parts)) <= DENSE_HOLDERS:
+            return cls(parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts)), None)
         mask = np.zeros(row_count, dtype=bool)
-        mask[rows] = True
+        for rows in parts:
+            mask[rows] = True
         return cls(None, mask)
 
     @property
@@ -238,9 +240,7 @@ class FeatureStore:
         found = self._holders.get(key)
         if found is None:
             postings = self.postings(name)
-            parts = [postings.rows_of(i) for i in ids]
-            rows = parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts))
-            found = Holders.of(rows, len(self))
+            found = Holders.of([postings.rows_of(i) for i in ids], len(self))
             if self._holders_bytes + found.nbytes > HOLDERS_CACHE_BYTES:
                 self._holders.clear()
                 self._holders_bytes = 0
