@@ -243,6 +243,45 @@ def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, messag
     assert diffs[-1].new_epoch
 
 
+@pytest.mark.parametrize("message", [
+    "Sorry, typed the wrong thing, I want leather not suede.", "no suede after all, leather",
+    "leather please, suede is a no-go",
+])
+def test_turning_down_a_value_asked_for_earlier_is_a_change_of_mind(lexicon, message):
+    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", message)
+    assert ("material", "leather") in values(state) and ("material", "suede") not in values(state)
+    assert ("color", "black") in values(state)
+    assert diffs[-1].new_epoch and state.epoch == 1
+
+
+@pytest.mark.parametrize("message", [
+    "ok scrap suede. leather pls", "oh wait, let's swap suede for leather", "suede was wrong, I actually need leather",
+    "my mistake, leather", "ditch the suede, go with leather", "no no, not suede. leather!",
+    "I take that back: leather", "oops, meant to say leather",
+])
+def test_a_correction_in_other_words_replaces_the_value(lexicon, message):
+    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", message)
+    assert ("material", "leather") in values(state) and ("material", "suede") not in values(state)
+    assert ("color", "black") in values(state) and diffs[-1].new_epoch
+
+
+@pytest.mark.parametrize("message", ["actually, black or navy would be fine", "actually black and white"])
+def test_a_correction_listing_the_earlier_value_keeps_it(lexicon, message):
+    state, _ = run(lexicon, "I need a dress in black", message)
+    assert ("color", "black") in values(state) and len(values(state, "color")) == 2
+
+
+def test_values_are_read_within_a_clause(lexicon):
+    said = [(m.facet, m.value) for m in lexicon.mentions("no no, not suede. leather! suede leather boots")]
+    assert said == [("material", "suede"), ("material", "leather"), ("material", "suede")]
+    assert [(m.facet, m.value) for m in lexicon.mentions("size 9.5, wide")] == [("size", "9.5"), ("width", "wide")]
+
+
+def test_turning_down_a_value_never_asked_for_is_no_change_of_mind(lexicon):
+    state, diffs = run(lexicon, "I need a men's jacket in suede", "not black")
+    assert ("material", "suede") in values(state) and not diffs[-1].new_epoch and state.epoch == 0
+
+
 def test_state_copy_is_equal_and_independent(lexicon):
     state, _ = run(lexicon, "I need a men's jacket in suede under $80", "not black. what matters is: two pockets")
     state.shown[state.epoch] = ["A1"]

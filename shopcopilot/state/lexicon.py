@@ -20,7 +20,7 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from ..catalog import vocabulary
-from ..catalog.vocabulary import find_mentions
+from ..catalog.vocabulary import find_mentions, find_mentions_in_each
 from ..versions import source_hash
 from .spelling import SpellFixer
 from .text import STOPWORDS, stem, tokens
@@ -40,6 +40,10 @@ FACET_TO_ATTRIBUTE = {
 BRAND_WORD_CUTOFF = 75
 NEAR_CACHE_SIZE = 20_000
 MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
+
+
+# Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay whole.
+_CLAUSE_BREAK = re.compile(r"[,.;!?]\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +86,12 @@ class Lexicon:
 
     # -- attribute values -------------------------------------------------
     def mentions(self, text: str) -> list[Mention]:
-        found = [Mention(m.attribute, m.value, m.start, m.end, m.text) for m in find_mentions(text)]
+        """Values named in the message, each within one clause: in "no suede. leather!" the
+        catalog phrase "suede leather" is not said."""
+        starts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text))]
+        clauses = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+        found = [Mention(m.attribute, m.value, m.start + start, m.end + start, m.text)
+                 for start, in_clause in zip(starts, find_mentions_in_each(clauses)) for m in in_clause]
         found += self._brand_mentions(text)
         return found
 

@@ -38,7 +38,9 @@ _OVERRIDE = re.compile(
     r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous)|on (?:further )?reflection|"
     r"on further thought|second thoughts|come to think of it|thinking about it|having thought about it|"
     r"let'?s switch|(?:switch|chang)(?:e|ing)? (?:it |that )?from|make (?:that|those|them)|you know what|"
-    r"different idea|new plan|change of heart|my bad)\b",
+    r"different idea|new plan|change of heart|my bad|my mistake|misspoke|oops|take (?:that|it) back|"
+    r"swap|scrap|ditch|(?:typed|said|wrote|put|picked|chose|gave you) (?:the |a )?wrong|was wrong|"
+    r"meant to (?:say|write|type|put))\b",
     re.I,
 )
 # A change of mind said before the request itself: "on reflection, I need X", "correction: X".

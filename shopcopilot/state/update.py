@@ -23,7 +23,7 @@ def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> t
     obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history, current_item=current)
     diff = StateDiff()
     contrasted = _contrasted_values(new, obs)
-    if (obs.override or contrasted) and new.history:
+    if (obs.override or contrasted or _retracts_a_value(new, obs)) and new.history:
         new.epoch += 1
         diff.new_epoch = True
     level = _level(new, obs)
@@ -121,10 +121,13 @@ def _apply_values(state: ShoppingState, mentions: list[Mention], level: str, ove
 _CONTRAST = re.compile(r"\b(?:to|over|than|instead|beats?|rather|vs|versus|from|into|not|better)\b", re.I)
 
 
+_LISTED_WITH = re.compile(r"\s*(?:,|/|&|\band\b|\bor\b|\s)*\s*$", re.I)
+
+
 def _contrasted_values(state: ShoppingState, obs: Observation) -> set[tuple[str, str]]:
     """Earlier values the shopper sets against a new one in the same breath ("switch the suede
-    to leather", "blue beats black"): a change of mind, whatever the wording. A plain list
-    ("95% polyester, 5% spandex") contrasts nothing."""
+    to leather", "blue beats black", or any two after a change-of-mind cue): a change of mind,
+    whatever the wording. A plain list ("95% polyester, 5% spandex") contrasts nothing."""
     contrasted: set[tuple[str, str]] = set()
     for facet in {m.facet for m in obs.values}:
         earlier = {c.value for c in state.active() if c.data.get("facet") == facet}
@@ -132,7 +135,10 @@ def _contrasted_values(state: ShoppingState, obs: Observation) -> set[tuple[str,
         for old in (m for m in said if m.value in earlier):
             for new in (m for m in said if m.value not in earlier):
                 first, second = sorted((old, new), key=lambda m: m.start)
-                if _CONTRAST.search(obs.text[first.end:second.start]):
+                between = obs.text[first.end:second.start]
+                # After a cue ("scrap suede. leather pls") the value not asked for before is the new
+                # one, unless the two are listed together ("actually, black or navy").
+                if _CONTRAST.search(between) or obs.override and not _LISTED_WITH.match(between):
                     contrasted.add((facet, old.value))
     return contrasted
 
@@ -143,6 +149,13 @@ def _replace_contrasted(state: ShoppingState, contrasted: set[tuple[str, str]], 
             constraint.status = "replaced"
             diff.replaced.append(_describe(constraint))
     return {facet for facet, _ in contrasted}
+
+
+def _retracts_a_value(state: ShoppingState, obs: Observation) -> bool:
+    """Turning down a value the shopper asked for earlier ("I want synthetic, not polyester"
+    after asking for polyester) is a change of mind, whatever the wording."""
+    asked = {(c.data.get("facet"), c.value) for c in state.active() if c.source_turn < state.turn}
+    return any((m.facet, m.value) in asked for m in obs.negated)
 
 
 def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
