@@ -277,6 +277,22 @@ def test_values_are_read_within_a_clause(lexicon):
     assert [(m.facet, m.value) for m in lexicon.mentions("size 9.5, wide")] == [("size", "9.5"), ("width", "wide")]
 
 
+@pytest.mark.parametrize("opening,item", [
+    ("looking for a gift for my dad: running shoes", "running shoes"),
+    ("I want a gift for my sister, a necklace", "necklace"),
+    ("Gift hunting for a female coworker... a necklace maybe?", "necklace"),
+])
+def test_who_a_gift_is_for_is_not_the_item(lexicon, opening, item):
+    state, _ = run(lexicon, opening)
+    assert [c.value for c in state.active("category")] == [item]
+    assert not any("gift" in f.text.lower() for f in state.fragments)
+
+
+def test_gift_hunting_is_no_outdoor_use(lexicon):
+    state, _ = run(lexicon, "Gift hunting for a female coworker... a necklace maybe?")
+    assert not values(state, "use_case") and ("department", "women") in values(state)
+
+
 def test_turning_down_a_value_never_asked_for_is_no_change_of_mind(lexicon):
     state, diffs = run(lexicon, "I need a men's jacket in suede", "not black")
     assert ("material", "suede") in values(state) and not diffs[-1].new_epoch and state.epoch == 0

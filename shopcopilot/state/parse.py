@@ -57,6 +57,11 @@ _FROM_TO = re.compile(r"\b(?:switch|chang|mov|go)\w*\s+(?:it\s+|that\s+)?from\s+
 _ABOUT_THE_USE = re.compile(
     r"^(?:it|them|one|this|that|these|those|something|anything|stuff)\s+(?:for|to|in|on|at|when|while|with)\b", re.I
 )
+# "Gift hunting for a coworker", "a present for my mom": who it is for, not what it is.
+_GIFT_FOR = re.compile(
+    r"^\s*(?:(?:a|some)\s+)?(?:gifts?|presents?)\s+(?:(?:hunting|shopping|buying|searching|ideas?)\b|for\b)", re.I
+)
+_GIFT_TALK = re.compile(r"\b(?:gifts?|presents?)\s+(?:hunting|shopping|buying|searching)\b", re.I)
 # Where the item's name ends: "house slippers - something made from leather", "flats, size 9".
 _ITEM_END = re.compile(r"\s[-–—]\s|,\s|\s(?:with|made|that|which)\s", re.I)
 # "It's loungewear sets I'm after", "hoodies are what I want": the item, named for emphasis.
@@ -200,7 +205,10 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         if guess is not None and not _NO_PREFERENCE.search(text) and not _NOT_SURE.search(text):
             mentions.append(guess)
     listed_from = _requirement_list_start(text)
+    gift_talk = [m.span() for m in _GIFT_TALK.finditer(text)]
     for mention in mentions:
+        if any(start <= mention.start < end for start, end in gift_talk):
+            continue  # "gift hunting" is no outdoor use
         before = text[max(0, mention.start - 40): mention.start]
         negated = _NEGATORS.search(before) and not _clause_break(before)
         if negated or _NEGATED_AFTER.match(text, mention.end):
@@ -333,6 +341,11 @@ def _requested(piece: str) -> tuple[bool, str] | None:
         body = request[seeking.end():] if seeking else _strip_leadin(request)
     if seeking and _ABOUT_THE_USE.match(body):
         return None
+    if gift := _GIFT_FOR.match(body):  # the item may follow: "a gift for my dad: running shoes"
+        after = re.split(r"[:,]\s*", body[gift.end():], maxsplit=1)
+        if len(after) < 2:
+            return None
+        body = after[1]
     if switch := _FROM_TO.search(body):
         body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
@@ -397,7 +410,7 @@ def _fragment(piece: str, listed: bool = False) -> str:
     """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues.
     Outside a requirement list, what follows a negator is a rejection, not a requirement."""
     piece = _strip_leadin(piece).strip(" \t-,.")
-    for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN):
+    for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
     if not listed:
