@@ -516,3 +516,19 @@ def test_a_compound_of_category_words_names_the_item():
                    asked=["material"])
     assert item(state) == ["wristwatches"]
     assert not state.active_fragments()
+
+
+@pytest.mark.parametrize("plural,singular", [("scarves", "scarf"), ("knives", "knife"), ("gloves", "glove"),
+                                             ("sleeves", "sleeve"), ("hoodies", "hoody"), ("dresses", "dress")])
+def test_plurals_fold_to_the_singular_shoppers_say(plural, singular):
+    from shopcopilot.rank.evidence import word_forms
+    from shopcopilot.state.text import stem
+
+    assert stem(plural) == stem(singular) == singular
+    assert plural in word_forms(stem(singular))  # and product text in the plural matches it
+
+
+def test_a_scarf_names_the_scarves_category():
+    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Accessories", "Scarves & Wraps"): 20}, [])
+    state, _ = run(lexicon, "I need a scarf for my wife")
+    assert [c.value for c in state.active("category")] == ["scarf"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..state.model import Constraint, Fragment
-from ..state.text import STOPWORDS, stem, tokens
+from ..state.text import F_PLURALS, STOPWORDS, stem, tokens
 from .features import FeatureStore
 
 
@@ -27,7 +27,11 @@ def word_forms(stemmed: str) -> tuple[str, ...]:
     forms = [stemmed, stemmed + "s", stemmed + "es"]
     if stemmed.endswith("y"):
         forms.append(stemmed[:-1] + "ies")
+    forms += _F_PLURAL_OF.get(stemmed, ())
     return tuple(forms)
+
+
+_F_PLURAL_OF = {singular: (plural,) for plural, singular in F_PLURALS.items()}
 
 
 class Batch:

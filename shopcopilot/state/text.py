@@ -27,11 +27,20 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+# The few "-f" words whose plural ends in "-ves" ("gloves" and "sleeves" are regular).
+F_PLURALS = {
+    "scarves": "scarf", "knives": "knife", "leaves": "leaf", "shelves": "shelf", "halves": "half",
+    "calves": "calf", "wolves": "wolf", "hooves": "hoof", "loaves": "loaf", "wives": "wife", "thieves": "thief",
+}
+
+
 @lru_cache(maxsize=200_000)
 def stem(token: str) -> str:
-    """A light plural folding: 'dresses'->'dress', 'shoes'->'shoe', 'hoodies'->'hoody'."""
+    """A light plural folding: 'dresses'->'dress', 'shoes'->'shoe', 'hoodies'->'hoody', 'scarves'->'scarf'."""
     if len(token) <= 3 or token.isdigit():
         return token
+    if token in F_PLURALS:
+        return F_PLURALS[token]
     if token.endswith("ies") and len(token) > 4:
         return token[:-3] + "y"
     if token.endswith(("sses", "shes", "ches", "xes", "zes")):
