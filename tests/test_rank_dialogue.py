@@ -150,6 +150,30 @@ def test_no_preference_attribute_is_not_asked(lexicon, views):
     assert all(alt["attribute"] != "color" for alt in decision.alternatives)
 
 
+def test_a_declined_open_question_returns_once_a_specific_one_draws_a_blank(lexicon, views):
+    state = state_after(lexicon, "I'm looking for a jacket, just browsing")
+    asked = []
+    for turn, reply in enumerate(["I don't have a preference; please use your judgment.",
+                                  "no preference", "no preference"], start=1):
+        decision = decide(state, rerank_all(state, views), views, turn, 10)
+        asked.append(decision.ask_attribute)
+        state.questions.append((turn, decision.ask_attribute))
+        state, _ = update(state, reply, lexicon, turn + 1)
+    # The open question, declined; a specific one, declined too; then the open question again.
+    assert asked[0] == "other" and asked[1] != "other" and asked[2] == "other"
+    assert "other" in state.unconstrained
+
+
+def test_a_declined_open_question_is_not_asked_while_specific_ones_are_answered(lexicon, views):
+    state = state_after(lexicon, "I'm looking for a jacket, just browsing")
+    state.questions.append((1, "other"))
+    state, _ = update(state, "I don't have a preference; please use your judgment.", lexicon, 2)
+    state.questions.append((2, "material"))
+    state, _ = update(state, "leather please", lexicon, 3)
+    decision = decide(state, rerank_all(state, views), views, 3, 10)
+    assert decision.ask_attribute not in ("other", "material")
+
+
 def test_last_turn_only_recommends(lexicon, views):
     state = state_after(lexicon, "I need a jacket for men")
     decision = decide(state, rerank_all(state, views), views, 10, 10)

@@ -111,15 +111,28 @@ def _question_scores(state: ShoppingState, pool: list[Facets], settings: Dialogu
 
 
 def _may_ask(state: ShoppingState, attribute: str, settings: DialogueSettings) -> bool:
+    if attribute == "other":
+        if attribute not in state.unconstrained:
+            return _open_question_still_useful(state, settings.open_question_min_items)
+        # Declined once ("use your judgment"): a first "no preference" is often just that
+        # moment's answer. Ask again once a specific question has drawn a blank too, and then
+        # only while the open question keeps bringing lists.
+        open_turns = [turn for turn, asked in state.questions if asked == "other"]
+        if not _specific_question_came_back_empty(state, since=open_turns[0]):
+            return False
+        return len(open_turns) == 1 or _open_question_still_useful(state, settings.open_question_min_items)
     if attribute in state.unconstrained:
         return False
-    if attribute == "other":
-        return _open_question_still_useful(state, settings.open_question_min_items)
     if state.asked(attribute):
         return False  # answered, or the shopper could not say: never ask twice
     if attribute == "category":
         return not state.active("category")
     return not state.active(attribute)
+
+
+def _specific_question_came_back_empty(state: ShoppingState, since: int) -> bool:
+    return any(turn > since and attribute != "other" and attribute in state.unconstrained
+               for turn, attribute in state.questions)
 
 
 def _open_question_still_useful(state: ShoppingState, min_items: int) -> bool:
