@@ -42,6 +42,7 @@ NEAR_CACHE_SIZE = 20_000
 MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 
 
+_BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
 # Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay whole.
 _CLAUSE_BREAK = re.compile(r"[,.;!?]\s+")
 
@@ -85,32 +86,36 @@ class Lexicon:
         return self._spelling.fix(text)
 
     # -- attribute values -------------------------------------------------
-    def mentions(self, text: str) -> list[Mention]:
+    def mentions(self, text: str, brands: bool = True) -> list[Mention]:
         """Values named in the message, each within one clause: in "no suede. leather!" the
-        catalog phrase "suede leather" is not said."""
+        catalog phrase "suede leather" is not said. Store names too, unless `brands` is False."""
         starts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text))]
         clauses = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
         found = [Mention(m.attribute, m.value, m.start + start, m.end + start, m.text)
                  for start, in_clause in zip(starts, find_mentions_in_each(clauses)) for m in in_clause]
-        found += self._brand_mentions(text)
+        if brands:
+            found += self._brand_mentions(text)
         return found
 
     def _brand_mentions(self, text: str) -> list[Mention]:
         """Store names said in full, longest first at each word ("funny saying novelty gift ideas")."""
-        spans = [m.span() for m in re.finditer(r"[a-z0-9][a-z0-9&'.-]*", text.lower())]
-        hits, index = [], 0
-        while index < len(spans):
-            if text[spans[index][0]:spans[index][1]].lower() not in self._brand_first_words:
-                index += 1  # most words start no store name
-                continue
-            for width in range(min(self._longest_brand, len(spans) - index), 0, -1):
-                start, end = spans[index][0], spans[index + width - 1][1]
-                name = " ".join(text[a:b].lower() for a, b in spans[index:index + width])
+        lowered = text.lower()
+        words = _BRAND_WORD.findall(lowered)
+        starts = [i for i, word in enumerate(words) if word in self._brand_first_words]
+        if not starts:
+            return []  # most words start no store name
+        spans = [m.span() for m in _BRAND_WORD.finditer(lowered)]
+        hits, free = [], 0
+        for index in starts:
+            if index < free:
+                continue  # inside a store name found already
+            for width in range(min(self._longest_brand, len(words) - index), 0, -1):
+                name = " ".join(words[index:index + width])
                 if name in self._brands:
+                    start, end = spans[index][0], spans[index + width - 1][1]
                     hits.append(Mention("brand", self._brands[name], start, end, text[start:end]))
-                    index += width - 1
+                    free = index + width
                     break
-            index += 1
         return hits
 
     def guess_brand(self, text: str) -> Mention | None:

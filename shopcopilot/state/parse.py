@@ -383,7 +383,7 @@ _NOT_AN_ITEM = frozenset({"color", "material", "closure", "size", "fit", "width"
 
 
 def _without_mentions(text: str, lexicon: Lexicon) -> str:
-    for mention in sorted(lexicon.mentions(text), key=lambda m: -m.start):
+    for mention in sorted(lexicon.mentions(text, brands=False), key=lambda m: -m.start):
         if mention.facet in _NOT_AN_ITEM:
             text = text[: mention.start] + " " + text[mention.end:]
     return text
