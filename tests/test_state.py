@@ -532,3 +532,29 @@ def test_a_scarf_names_the_scarves_category():
     lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Accessories", "Scarves & Wraps"): 20}, [])
     state, _ = run(lexicon, "I need a scarf for my wife")
     assert [c.value for c in state.active("category")] == ["scarf"]
+
+
+@pytest.mark.parametrize("said,words", [
+    ("I want a hoodie", {"hoody"}), ("some trousers for work", {"pant"}), ("a wool jumper", {"sweater"}),
+    ("trainers for running", {"sneaker", "running"}), ("cosy pyjamas", {"pajama"}), ("black heels", {"pump"}),
+])
+def test_shoppers_words_for_items_read_as_the_catalogs(said, words):
+    lexicon = Lexicon({
+        ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Fashion Hoodies & Sweatshirts"): 10,
+        ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Pants"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sweaters"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Fashion Sneakers"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Running"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sleepwear", "Pajama Sets"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 10,
+    }, [])
+    assert set(lexicon.category_tokens(said)) == words
+    state, _ = run(lexicon, said)
+    assert state.active("category")
+
+
+def test_a_shoppers_word_the_catalog_has_itself_is_kept():
+    # "Heels" as the catalog's own node wins over the table's "pumps".
+    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Shoes", "Heels"): 10,
+                       ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 10}, [])
+    assert set(lexicon.category_tokens("black heels")) == {"heel"}

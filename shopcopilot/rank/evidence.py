@@ -26,7 +26,7 @@ def word_forms(stemmed: str) -> tuple[str, ...]:
     """The plural forms a product's text may use for a stemmed word."""
     forms = [stemmed, stemmed + "s", stemmed + "es"]
     if stemmed.endswith("y"):
-        forms.append(stemmed[:-1] + "ies")
+        forms += [stemmed[:-1] + "ies", stemmed[:-1] + "ie"]  # "hoodies", "hoodie"
     forms += _F_PLURAL_OF.get(stemmed, ())
     return tuple(forms)
 

@@ -23,6 +23,7 @@ from ..catalog import vocabulary
 from ..catalog.vocabulary import find_mentions, find_mentions_in_each
 from ..versions import source_hash
 from .spelling import SpellFixer
+from . import text as text_module
 from .text import STOPWORDS, stem, tokens
 
 ROOT_CATEGORY = "clothing, shoes & jewelry"
@@ -162,11 +163,14 @@ class Lexicon:
         return out
 
     def _category_stems(self, token: str) -> tuple[str, ...]:
-        """The token's category word, or the two a compound joins ("wristwatches": wrist,
-        watch; "sweatpants"); () when it is neither."""
+        """The token's category word, the catalog's words for a shopper's word ("trousers":
+        pant), or the two a compound joins ("wristwatches": wrist, watch; "sweatpants"); ()
+        when it is none of these."""
         key = stem(token)
         if key in self.category_idf:
             return (key,)
+        if key in SHOPPER_WORDS and all(word in self.category_idf for word in SHOPPER_WORDS[key]):
+            return SHOPPER_WORDS[key]
         if len(token) >= 2 * MIN_COMPOUND_PART and token.isalpha():
             for cut in range(MIN_COMPOUND_PART, len(token) - MIN_COMPOUND_PART + 1):
                 first, second = token[:cut], stem(token[cut:])
@@ -300,6 +304,19 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
     return words
 
 
+# Shoppers' words for items that catalogs file under other names (American and British
+# usage and everyday short forms), as stems -> the catalog's category stems. Used only when
+# the catalog has no category word of its own for the shopper's word.
+SHOPPER_WORDS: dict[str, tuple[str, ...]] = {
+    "trouser": ("pant",), "slack": ("pant",), "jumper": ("sweater",), "trainer": ("sneaker",),
+    "plimsoll": ("sneaker",), "runner": ("running", "shoe"), "pyjama": ("pajama",), "pjs": ("pajama",),
+    "jammy": ("pajama",), "jogger": ("sweatpant",), "tracky": ("sweatpant",), "undy": ("underwear",),
+    "knicker": ("panty",), "pantyhose": ("hosiery",), "heel": ("pump",), "stiletto": ("pump",),
+    "cami": ("camisole",), "bikini": ("swimsuit",), "cossie": ("swimsuit",), "bather": ("swimsuit",),
+    "tux": ("tuxedo",), "welly": ("rain", "boot"), "wellington": ("rain", "boot"), "slider": ("slide",),
+    "waistcoat": ("vest",), "nighty": ("nightgown",), "gown": ("dress",), "onesy": ("bodysuit",),
+    "brogue": ("oxford",), "bralette": ("bra",), "rucksack": ("backpack",), "handbag": ("purse",),
+}
 # Conversational words a shopper uses that no catalog table lists.
 KNOWN_EXTRA = (
     "about around matters matter preference preferences requirement requirements important earlier "
@@ -354,7 +371,7 @@ def lexicon_from_store(store, cache_folder: Path | None = None) -> Lexicon:
 
 @cache
 def _usable_brands_version() -> str:
-    return source_hash(__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH)
+    return source_hash(__file__, text_module.__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH)
 
 
 LEXICON_FILE = "lexicon-counts.json"

@@ -36,11 +36,15 @@ F_PLURALS = {
 
 @lru_cache(maxsize=200_000)
 def stem(token: str) -> str:
-    """A light plural folding: 'dresses'->'dress', 'shoes'->'shoe', 'hoodies'->'hoody', 'scarves'->'scarf'."""
+    """A light plural folding: 'dresses'->'dress', 'shoes'->'shoe', 'scarves'->'scarf', and
+    'hoodies' and 'hoodie' both -> 'hoody' (so the singular a shopper says meets the plural a
+    catalog files it under)."""
     if len(token) <= 3 or token.isdigit():
         return token
     if token in F_PLURALS:
         return F_PLURALS[token]
+    if token.endswith("ie"):
+        return token[:-2] + "y"
     if token.endswith("ies") and len(token) > 4:
         return token[:-3] + "y"
     if token.endswith(("sses", "shes", "ches", "xes", "zes")):
