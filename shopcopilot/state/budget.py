@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"(?P<cur>\$|usd\s*)?\s*(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<k>k\b)?", re.I)
 _UNIT_AFTER = re.compile(
     r"""^\s*(?:-\s*)?(?:mm|cm|m|km|in|inch|inches|"|”|''|ft|feet|foot|oz|ounces?|lbs?|pounds?|g|grams?|kg|ml|l|liters?|
@@ -67,6 +68,8 @@ class Budget:
 
 def parse_budget(text: str, expecting_budget: bool = False, protected: tuple[str, ...] = ()) -> Budget | None:
     """The budget stated in `text`, if any. `protected` spans (category names) are ignored."""
+    if not _DIGIT.search(text):
+        return None  # every amount is read from digits; most messages have none
     masked = _mask(text, protected)
     # Sentence ends, but not the point inside "29.99".
     for clause in re.split(r"(?<!\d)\.|\.(?!\d)|[;!?\n]", masked):
