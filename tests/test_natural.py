@@ -18,6 +18,7 @@ import pytest
 from shopcopilot.bench.natural import (
     CustomerMessage,
     NaturalCustomer,
+    TEMPLATES_PATH,
     NoiseSettings,
     TemplateError,
     load_templates,
@@ -366,3 +367,13 @@ def test_another_phrasing_file_can_be_swapped_in(tmp_path: Path, monkeypatch: py
     opening = NaturalCustomer(Session("swap", "browsing", {}, product.parent_asin), product, 1,
                               noise=quiet).first_message()
     assert opening.startswith("Zebra ")
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent.parent / "benchmarks" / "data").glob("natural_templates_*.json")),
+                         ids=lambda p: p.stem)
+def test_every_held_out_phrasing_file_loads_with_the_default_sections(path: Path) -> None:
+    default = load_templates(TEMPLATES_PATH)
+    phrasing = load_templates(path)
+    assert set(phrasing) == set(default)
+    for section in ("openings", "facts", "replies", "rejections", "overrides"):
+        assert set(phrasing[section]) == set(default[section]), section
