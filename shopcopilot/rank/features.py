@@ -62,16 +62,12 @@ class Ragged:
 
     def gather(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(position in `rows`, id) for every id of the given rows, without a Python loop."""
-        ids, ends = self._concat(rows)
-        return np.repeat(np.arange(len(rows)), np.diff(ends, prepend=0)), ids
-
-    def _concat(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rows' ids one row after another, and where each row's ids end."""
         starts = self.ptr[rows]
         lengths = self.ptr[rows + 1] - starts
-        ends = np.cumsum(lengths)
-        index = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(starts - (ends - lengths), lengths)
-        return self.ids[index], ends
+        owner = np.repeat(np.arange(len(rows)), lengths)
+        first_out = np.cumsum(lengths) - lengths
+        index = np.arange(int(lengths.sum())) + np.repeat(starts - first_out, lengths)
+        return owner, self.ids[index]
 
     def row(self, row: int) -> np.ndarray:
         return self.ids[self.ptr[row] : self.ptr[row + 1]]

@@ -100,12 +100,11 @@ class Lexicon:
 
     def _brand_mentions(self, text: str) -> list[Mention]:
         """Store names said in full, longest first at each word ("funny saying novelty gift ideas")."""
-        lowered = text.lower()
-        words = _BRAND_WORD.findall(lowered)
+        matches = list(_BRAND_WORD.finditer(text.lower()))
+        words = [m.group() for m in matches]
         starts = [i for i, word in enumerate(words) if word in self._brand_first_words]
         if not starts:
             return []  # most words start no store name
-        spans = [m.span() for m in _BRAND_WORD.finditer(lowered)]
         hits, free = [], 0
         for index in starts:
             if index < free:
@@ -113,7 +112,7 @@ class Lexicon:
             for width in range(min(self._longest_brand, len(words) - index), 0, -1):
                 name = " ".join(words[index:index + width])
                 if name in self._brands:
-                    start, end = spans[index][0], spans[index + width - 1][1]
+                    start, end = matches[index].start(), matches[index + width - 1].end()
                     hits.append(Mention("brand", self._brands[name], start, end, text[start:end]))
                     free = index + width
                     break

@@ -58,10 +58,10 @@ _ABOUT_THE_USE = re.compile(
     r"^(?:it|them|one|this|that|these|those|something|anything|stuff)\s+(?:for|to|in|on|at|when|while|with)\b", re.I
 )
 # "Gift hunting for a coworker", "a present for my mom": who it is for, not what it is.
-_GIFT_FOR = re.compile(
-    r"^\s*(?:(?:a|some)\s+)?(?:gifts?|presents?)\s+(?:(?:hunting|shopping|buying|searching|ideas?)\b|for\b)", re.I
-)
-_GIFT_TALK = re.compile(r"\b(?:gifts?|presents?)\s+(?:hunting|shopping|buying|searching)\b", re.I)
+_GIFT = r"(?:gifts?|presents?)\s+"
+_GIFT_ACTIVITY = r"(?:hunting|shopping|buying|searching)\b"
+_GIFT_FOR = re.compile(rf"^\s*(?:(?:a|some)\s+)?{_GIFT}(?:{_GIFT_ACTIVITY}|ideas?\b|for\b)", re.I)
+_GIFT_TALK = re.compile(rf"\b{_GIFT}{_GIFT_ACTIVITY}", re.I)  # "gift hunting" is no outdoor use
 # Where the item's name ends: "house slippers - something made from leather", "flats, size 9".
 _ITEM_END = re.compile(r"\s[-–—]\s|,\s|\s(?:with|made|that|which)\s", re.I)
 # "It's loungewear sets I'm after", "hoodies are what I want": the item, named for emphasis.
