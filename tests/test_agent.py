@@ -12,7 +12,7 @@ from shopcopilot.agent import Agent
 from shopcopilot.bench.official import OfficialCustomer, score_recommendations
 from shopcopilot.bench.sessions_io import load_sessions
 from shopcopilot.paths import shared_data_dir
-from shopcopilot.state.model import ATTRIBUTES
+from shopcopilot.terms import Attribute
 
 SHARED = shared_data_dir()
 needs_shared = pytest.mark.skipif(SHARED is None, reason="../shared/data is absent")
@@ -41,7 +41,7 @@ def test_response_follows_the_official_contract(agent):
     agent.reset("c1", {"preference_tags": ["fit"]})
     response = agent.respond("c1", "I'm looking for a women's dress, but I'm still exploring.", 1, 10)
     assert isinstance(response["message"], str) and response["message"]
-    assert response["ask_attribute"] is None or response["ask_attribute"] in ATTRIBUTES
+    assert response["ask_attribute"] is None or response["ask_attribute"] in set(Attribute)
     assert 1 <= len(response["recommendations"]) <= 10
     for rec in response["recommendations"]:
         assert agent.index.store.get(rec["parent_asin"]) is not None

@@ -145,7 +145,7 @@ def mentioned_anywhere(product: Product, attribute: str, value: str) -> bool:
     if attribute == "category":  # a product noun: its singular must not occur in the target's text
         noun = value.lower()
         return any(form in text.lower() for form in {noun, noun[:-1], noun.removesuffix("es")})
-    return any(m.attribute == attribute and m.value == value for m in find_mentions(text)) or is_true(
+    return any(m.facet == attribute and m.value == value for m in find_mentions(text)) or is_true(
         product, attribute, value, None, None)
 
 

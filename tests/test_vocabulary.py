@@ -10,19 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from shopcopilot.bench.official import ALLOWED_ATTRIBUTES
 from shopcopilot.catalog import vocabulary as vocabulary_module
 from shopcopilot.catalog.vocabulary import (
-    ATTRIBUTES,
-    OFFICIAL_ATTRIBUTE,
+    FACETS,
     VocabularyError,
     accepted_departments,
-    canonical_closure,
-    canonical_color,
     canonical_department,
-    canonical_material,
     canonical_size,
-    canonical_style,
-    canonical_use_case,
     JOIN,
     find_measures,
     find_measures_in_each,
@@ -34,10 +29,11 @@ from shopcopilot.catalog.vocabulary import (
     vocabulary,
     VOCABULARY_PATH,
 )
+from shopcopilot.terms import QUESTION_FOR, Facet
 
 
 def _found(text: str, attribute: str) -> list[str]:
-    return [m.value for m in find_mentions(text) if m.attribute == attribute]
+    return [m.value for m in find_mentions(text) if m.facet == attribute]
 
 
 @pytest.mark.parametrize(
@@ -47,12 +43,12 @@ def _found(text: str, attribute: str) -> list[str]:
      ("fuchsia", "pink"), ("rose gold", "gold"), ("multi-color", "multicolor"), ("Navy Blue", "blue")],
 )
 def test_color_shades_map_to_base_colors(word: str, color: str) -> None:
-    assert canonical_color(word) == color
+    assert vocabulary().canonical(Facet.COLOR, word) == color
 
 
 def test_unknown_words_have_no_canonical_value() -> None:
-    assert canonical_color("sandwich") is None
-    assert canonical_material("blue") is None
+    assert vocabulary().canonical(Facet.COLOR, "sandwich") is None
+    assert vocabulary().canonical(Facet.MATERIAL, "blue") is None
     assert canonical_department("") is None
 
 
@@ -63,7 +59,7 @@ def test_unknown_words_have_no_canonical_value() -> None:
      ("polyamide", "nylon"), ("aluminium", "aluminum")],
 )
 def test_material_synonyms(word: str, material: str) -> None:
-    assert canonical_material(word) == material
+    assert vocabulary().canonical(Facet.MATERIAL, word) == material
 
 
 @pytest.mark.parametrize(
@@ -77,12 +73,12 @@ def test_department_synonyms(word: str, department: str) -> None:
 
 
 def test_other_tables_look_up() -> None:
-    assert canonical_closure("Velcro") == "hook and loop"
-    assert canonical_closure("Lace-Up") == "lace up"
-    assert canonical_closure("tie") == "tie"  # a canonical name looks itself up even when not scanned for
-    assert canonical_use_case("workout") == "gym"
-    assert canonical_use_case("cold weather") == "winter"
-    assert canonical_style("V-Neck") == "v-neck"
+    assert vocabulary().canonical(Facet.CLOSURE, "Velcro") == "hook and loop"
+    assert vocabulary().canonical(Facet.CLOSURE, "Lace-Up") == "lace up"
+    assert vocabulary().canonical(Facet.CLOSURE, "tie") == "tie"  # a canonical name looks itself up even when not scanned for
+    assert vocabulary().canonical(Facet.USE_CASE, "workout") == "gym"
+    assert vocabulary().canonical(Facet.USE_CASE, "cold weather") == "winter"
+    assert vocabulary().canonical(Facet.STYLE, "V-Neck") == "v-neck"
     assert canonical_size("xxl") == "2XL"
     assert canonical_size("X-Large") == "XL"
     assert canonical_size("m") == "M"
@@ -91,21 +87,20 @@ def test_other_tables_look_up() -> None:
     assert canonical_size("medium rare") is None
 
 
-def test_canonical_rejects_unknown_attribute() -> None:
-    with pytest.raises(KeyError, match="unknown vocabulary attribute"):
+def test_canonical_rejects_unknown_facet() -> None:
+    with pytest.raises(KeyError, match="unknown vocabulary facet"):
         vocabulary().canonical("flavour", "vanilla")
 
 
-def test_every_attribute_has_an_official_name() -> None:
-    allowed = {"category", "material", "color", "size", "style", "brand", "budget", "feature", "use_case", "other"}
-    assert set(OFFICIAL_ATTRIBUTE) == set(ATTRIBUTES)
-    assert set(OFFICIAL_ATTRIBUTE.values()) <= allowed
+def test_every_facet_is_asked_about_under_an_official_attribute() -> None:
+    assert set(FACETS) <= set(QUESTION_FOR)
+    assert set(QUESTION_FOR.values()) <= ALLOWED_ATTRIBUTES
 
 
 def test_mentions_prefer_longest_phrase_and_report_spans() -> None:
     text = "Women's navy blue wide leg pants in faux leather, pull-on"
     mentions = find_mentions(text)
-    pairs = [(m.attribute, m.value) for m in mentions]
+    pairs = [(m.facet, m.value) for m in mentions]
     assert pairs == [
         ("department", "women"),
         ("color", "blue"),
@@ -193,13 +188,13 @@ def test_the_phrase_automaton_finds_what_a_word_by_word_scan_finds() -> None:
 
 def test_phrase_in_two_tables_yields_both() -> None:
     text = "925 sterling silver chain"
-    found = {(m.attribute, m.value) for m in find_mentions(text)}
+    found = {(m.facet, m.value) for m in find_mentions(text)}
     assert {("material", "sterling silver"), ("color", "silver")} <= found
 
 
 def test_mentions_can_be_restricted() -> None:
     mentions = find_mentions("black cotton hoodie for hiking", ("material", "use_case"))
-    assert [(m.attribute, m.value) for m in mentions] == [("material", "cotton"), ("use_case", "hiking")]
+    assert [(m.facet, m.value) for m in mentions] == [("material", "cotton"), ("use_case", "hiking")]
 
 
 def test_sizes_need_context() -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..terms import Facet
 from .product import Product
 from .vocabulary import (
     JOIN,
@@ -149,7 +150,7 @@ class Attributes:
         product whose own words say "Navy", so the two meet in the index.
         """
         vocab = vocabulary()
-        size_words = [s for s in self.sizes if s in vocab.tables["fit"] or s in vocab.tables["width"]]
+        size_words = [s for s in self.sizes if s in vocab.tables[Facet.FIT] or s in vocab.tables[Facet.WIDTH]]
         parts = [
             self.department or "",
             *self.material_names,
@@ -207,12 +208,12 @@ class _Mentions:
         unique = list(dict.fromkeys(texts))
         self._by_text = dict(zip(unique, find_mentions_in_each(unique)))
 
-    def __call__(self, text: str, *attributes: str) -> list[Mention]:
-        """What `find_mentions(text, attributes or None)` returns; the text must be one of those scanned."""
+    def __call__(self, text: str, *facets: Facet) -> list[Mention]:
+        """What `find_mentions(text, facets or None)` returns; the text must be one of those scanned."""
         mentions = self._by_text[text]
-        if not attributes:
+        if not facets:
             return mentions
-        return [m for m in mentions if m.attribute in attributes]
+        return [m for m in mentions if m.facet in facets]
 
 
 def _detail_texts(details: Mapping[str, str], keys: Iterable[str]) -> list[str]:
@@ -226,9 +227,9 @@ def _department(
     title_mentions: list[Mention],
 ) -> str | None:
     # Priority: the seller's department field, then where the catalog files it, then the title.
-    sources = [*_detail_mentions(details, _DEPARTMENT_KEYS, found, "department"), *category_mentions, title_mentions]
+    sources = [*_detail_mentions(details, _DEPARTMENT_KEYS, found, Facet.DEPARTMENT), *category_mentions, title_mentions]
     for mentions in sources:
-        found_here = _values("department", mentions)
+        found_here = _values(Facet.DEPARTMENT, mentions)
         if found_here:
             return _one_department(found_here)
     return None
@@ -261,13 +262,13 @@ def _materials(
     percent_by_name: dict[str, float] = {}
     order: list[str] = []
     for percent, phrase in percents:
-        names = found(phrase, "material")
+        names = found(phrase, Facet.MATERIAL)
         if names and 0 < percent <= 100:
             percent_by_name.setdefault(names[0].value, percent)
             order.append(names[0].value)
     for text in material_texts:
-        order.extend(m.value for m in found(text, "material"))
-    order.extend(_values("material", title_mentions, *feature_mentions))
+        order.extend(m.value for m in found(text, Facet.MATERIAL))
+    order.extend(_values(Facet.MATERIAL, title_mentions, *feature_mentions))
     return tuple(MaterialShare(name, percent_by_name.get(name)) for name in _unique(order))
 
 
@@ -275,9 +276,9 @@ def _colors(
     product: Product, found: _Mentions, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
 ) -> tuple[str, ...]:
     # The description comes last: it often lists the other colours the product comes in.
-    description = [found(text, "color") for text in product.description]
-    detail_colors = _detail_mentions(product.details, _COLOR_KEYS, found, "color")
-    return _values("color", title_mentions, *detail_colors, *feature_mentions, *description)
+    description = [found(text, Facet.COLOR) for text in product.description]
+    detail_colors = _detail_mentions(product.details, _COLOR_KEYS, found, Facet.COLOR)
+    return _values(Facet.COLOR, title_mentions, *detail_colors, *feature_mentions, *description)
 
 
 def _sizes(
@@ -288,24 +289,24 @@ def _sizes(
         if whole := canonical_size(text):  # a size field of just "6" or "XL"
             sizes.append(whole)
         sizes.extend(v for m in _LETTER_TOKEN.finditer(text) if (v := canonical_size(m.group(1))))
-        sizes.extend(m.value for m in found(text, "size", "fit", "width"))
+        sizes.extend(m.value for m in found(text, Facet.SIZE, Facet.FIT, Facet.WIDTH))
     sizes.extend(_range_sizes([product.title, *product.features]))
     if (last := _title_end_letter(product.title)) and (value := canonical_size(last.group(1))):
         sizes.append(value)  # "... Blouse T-Shirt L": listings name the variant's size last
     # Bare "large", "wide", "tall" say little in prose ("large pockets", "wide waistband"):
     # the title may use fit and width words, but size words need a clear form anywhere.
-    sizes.extend(m.value for m in title_mentions if m.attribute in _SIZE_ATTRIBUTES and _title_size(m))
+    sizes.extend(m.value for m in title_mentions if m.facet in _SIZE_FACETS and _title_size(m))
     sizes.extend(
         m.value
         for mentions in feature_mentions
         for m in mentions
-        if m.attribute in _SIZE_ATTRIBUTES and (_is_clear_size(m) or _is_phrase(m))
+        if m.facet in _SIZE_FACETS and (_is_clear_size(m) or _is_phrase(m))
     )
     return _unique(sizes)
 
 
 _SIZE_WORDS = frozenset({"small", "medium", "large"})
-_SIZE_ATTRIBUTES = frozenset({"size", "fit", "width"})
+_SIZE_FACETS = frozenset({Facet.SIZE, Facet.FIT, Facet.WIDTH})
 
 
 def _title_end_letter(title: str) -> re.Match[str] | None:
@@ -315,18 +316,18 @@ def _title_end_letter(title: str) -> re.Match[str] | None:
 
 
 def _title_size(mention: Mention) -> bool:
-    return mention.attribute in ("fit", "width") or _is_clear_size(mention)
+    return mention.facet in (Facet.FIT, Facet.WIDTH) or _is_clear_size(mention)
 
 
 def _is_clear_size(mention: Mention) -> bool:
     """A letter size that is not an everyday adjective, or one introduced by the word "size"."""
-    if mention.attribute != "size":
+    if mention.facet != Facet.SIZE:
         return False
     return mention.text.lower().startswith("size") or normalize_phrase(mention.text) not in _SIZE_WORDS
 
 
 def _is_phrase(mention: Mention) -> bool:
-    return mention.attribute in ("fit", "width") and " " in normalize_phrase(mention.text)
+    return mention.facet in (Facet.FIT, Facet.WIDTH) and " " in normalize_phrase(mention.text)
 
 
 def _range_sizes(texts: list[str]) -> list[str]:
@@ -348,7 +349,7 @@ def _closure(
     product: Product, found: _Mentions, feature_mentions: list[list[Mention]], title_mentions: list[Mention]
 ) -> str | None:
     for text in _detail_texts(product.details, _CLOSURE_KEYS):
-        closures = _values("closure", found(text, "closure"))
+        closures = _values(Facet.CLOSURE, found(text, Facet.CLOSURE))
         if closures:
             return closures[0]
     for feature, mentions in zip(product.features, feature_mentions):
@@ -359,15 +360,15 @@ def _closure(
         ):
             # "Zipper fly with button closure": the closure is the one named just before the word
             # (or the phrase that contains it, "Elastic closure").
-            named = [m for m in mentions if m.attribute == "closure" and m.start <= word.start()]
+            named = [m for m in mentions if m.facet == Facet.CLOSURE and m.start <= word.start()]
             if named:
                 return named[-1].value
-    closures = _values("closure", title_mentions)
+    closures = _values(Facet.CLOSURE, title_mentions)
     if closures:
         return closures[0]
     # Marketing prose names pocket zippers and cuff buttons too; only closures that
     # describe the whole product are trusted there.
-    closures = _values("closure", *feature_mentions)
+    closures = _values(Facet.CLOSURE, *feature_mentions)
     return next((value for value in closures if value in _WHOLE_PRODUCT_CLOSURES), None)
 
 
@@ -399,13 +400,13 @@ def _skipped_measure_key(key: str) -> bool:
 
 
 def _detail_mentions(
-    details: Mapping[str, str], keys: Iterable[str], found: _Mentions, attribute: str
+    details: Mapping[str, str], keys: Iterable[str], found: _Mentions, facet: Facet
 ) -> list[list[Mention]]:
-    return [found(text, attribute) for text in _detail_texts(details, keys)]
+    return [found(text, facet) for text in _detail_texts(details, keys)]
 
 
-def _values(attribute: str, *mention_lists: list[Mention]) -> tuple[str, ...]:
-    return _unique([m.value for mentions in mention_lists for m in mentions if m.attribute == attribute])
+def _values(facet: Facet, *mention_lists: list[Mention]) -> tuple[str, ...]:
+    return _unique([m.value for mentions in mention_lists for m in mentions if m.facet == facet])
 
 
 def _unique(values: Iterable[str]) -> tuple[str, ...]:

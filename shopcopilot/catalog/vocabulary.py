@@ -23,36 +23,23 @@ from typing import NamedTuple
 
 import ahocorasick
 
+from ..terms import QUESTION_FOR, Attribute, Facet
+
 VOCABULARY_PATH = Path(__file__).with_name("data") / "vocabulary.json"
 
-# Mention attribute -> the JSON table that defines it. Sizes hold three sub-tables.
-_TABLES: dict[str, tuple[str, ...]] = {
-    "color": ("colors",),
-    "material": ("materials",),
-    "department": ("departments",),
-    "size": ("sizes", "letters"),
-    "fit": ("sizes", "fits"),
-    "width": ("sizes", "widths"),
-    "closure": ("closures",),
-    "use_case": ("use_cases",),
-    "style": ("styles",),
+# Each facet the vocabulary file defines -> its JSON table. Sizes hold three sub-tables.
+_TABLES: dict[Facet, tuple[str, ...]] = {
+    Facet.COLOR: ("colors",),
+    Facet.MATERIAL: ("materials",),
+    Facet.DEPARTMENT: ("departments",),
+    Facet.SIZE: ("sizes", "letters"),
+    Facet.FIT: ("sizes", "fits"),
+    Facet.WIDTH: ("sizes", "widths"),
+    Facet.CLOSURE: ("closures",),
+    Facet.USE_CASE: ("use_cases",),
+    Facet.STYLE: ("styles",),
 }
-ATTRIBUTES: tuple[str, ...] = tuple(_TABLES)
-
-# Which official `ask_attribute` name each vocabulary attribute answers.
-OFFICIAL_ATTRIBUTE: Mapping[str, str] = MappingProxyType(
-    {
-        "color": "color",
-        "material": "material",
-        "department": "category",
-        "size": "size",
-        "fit": "size",
-        "width": "size",
-        "closure": "feature",
-        "use_case": "use_case",
-        "style": "style",
-    }
-)
+FACETS: tuple[Facet, ...] = tuple(_TABLES)  # the facets found in text by this module
 
 # Words: letters/digits with inner apostrophes ("women's"); '&' and '/' are kept
 # as tokens so "hook & loop" and "3/4 sleeve" stay distinct phrases.
@@ -108,21 +95,26 @@ class VocabularyError(ValueError):
     """The vocabulary file is malformed; the message names the file and the entry."""
 
 
-Owners = tuple[tuple[str, str], ...]  # (attribute, canonical value) of each table that lists a phrase
+Owners = tuple[tuple[Facet, str], ...]  # (facet, canonical value) of each table that lists a phrase
 
 
 class Mention(NamedTuple):
-    """One vocabulary hit: what it is, its canonical value, and where it was found.
+    """One hit in text: its facet, its canonical value, and where it was found.
 
     A named tuple, not a dataclass: a product's attributes are read from about twenty
     of these, and a tuple is made in a third of the time.
     """
 
-    attribute: str
+    facet: Facet
     value: str
     start: int
     end: int
     text: str
+
+    @property
+    def attribute(self) -> Attribute:
+        """What the shopper state files it under (a closure is a feature)."""
+        return QUESTION_FOR.get(self.facet, Attribute.FEATURE)
 
     @property
     def span(self) -> tuple[int, int]:
@@ -149,27 +141,27 @@ class MeasureMatch:
 class Vocabulary:
     """The loaded tables plus the indexes built from them (read-only once built)."""
 
-    tables: Mapping[str, Mapping[str, tuple[str, ...]]]  # attribute -> canonical -> terms
+    tables: Mapping[str, Mapping[str, tuple[str, ...]]]  # facet -> canonical -> terms
     letter_order: tuple[str, ...]
     shoe_size_range: tuple[float, float]
     waist_size_range: tuple[int, int]
     department_accepts: Mapping[str, frozenset[str]]
     units: Mapping[str, tuple[str, ...]]
-    phrases: ahocorasick.Automaton  # every phrase's canonical forms -> (length, ((attribute, canonical), ...))
-    lookup: Mapping[str, Mapping[str, str]]  # attribute -> normalised word -> canonical
+    phrases: ahocorasick.Automaton  # every phrase's canonical forms -> (length, ((facet, canonical), ...))
+    lookup: Mapping[str, Mapping[str, str]]  # facet -> normalised word -> canonical
     measure_pattern: re.Pattern[str]
     joined_measure_pattern: re.Pattern[str]  # the same, for texts joined by JOIN
     unit_by_term: Mapping[str, str]
 
-    def canonical(self, attribute: str, word: str) -> str | None:
+    def canonical(self, facet: str, word: str) -> str | None:
         """The canonical value of a whole word or phrase, or None when it is not in the table."""
-        if attribute not in self.lookup:
-            raise KeyError(f"unknown vocabulary attribute {attribute!r}; known: {', '.join(ATTRIBUTES)}")
-        return self.lookup[attribute].get(normalize_phrase(word))
+        if facet not in self.lookup:
+            raise KeyError(f"unknown vocabulary facet {facet!r}; known: {', '.join(FACETS)}")
+        return self.lookup[facet].get(normalize_phrase(word))
 
-    def values(self, attribute: str) -> tuple[str, ...]:
-        """The canonical values of one attribute, in file order."""
-        return tuple(self.tables[attribute])
+    def values(self, facet: str) -> tuple[str, ...]:
+        """The canonical values of one facet, in file order."""
+        return tuple(self.tables[facet])
 
 
 @lru_cache(maxsize=4096)  # derive() asks about the same few size words for every product
@@ -189,7 +181,7 @@ def load_vocabulary(path: Path) -> Vocabulary:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
         raise VocabularyError(f"{path}: cannot read vocabulary: {error}") from error
-    tables = {attribute: _read_table(raw, keys, path) for attribute, keys in _TABLES.items()}
+    tables = {facet: _read_table(raw, keys, path) for facet, keys in _TABLES.items()}
     sizes = _require(raw, ("sizes",), dict, path)
     units = {unit: tuple(terms) for unit, terms in _read_table(raw, ("units",), path).items()}
     phrases = _phrase_matcher(tables, path)
@@ -232,21 +224,21 @@ def _read_table(raw: object, keys: tuple[str, ...], path: Path) -> dict[str, tup
     return out
 
 
-def _phrase_matcher(tables: dict[str, dict[str, tuple[str, ...]]], path: Path) -> ahocorasick.Automaton:
+def _phrase_matcher(tables: dict[Facet, dict[str, tuple[str, ...]]], path: Path) -> ahocorasick.Automaton:
     """An automaton over every term, as it reads in canonical text between any two word edges."""
-    owners_by_phrase: dict[str, dict[str, str]] = {}
-    for attribute, table in tables.items():
+    owners_by_phrase: dict[str, dict[Facet, str]] = {}
+    for facet, table in tables.items():
         for canonical, terms in table.items():
             for term in terms:
                 key = normalize_phrase(term)
                 if not key:
-                    raise VocabularyError(f"{path}: {attribute} term {term!r} has no words")
+                    raise VocabularyError(f"{path}: {facet} term {term!r} has no words")
                 owners = owners_by_phrase.setdefault(key, {})
-                if owners.get(attribute, canonical) != canonical:
+                if owners.get(facet, canonical) != canonical:
                     raise VocabularyError(
-                        f"{path}: {attribute} term {term!r} means both {owners[attribute]!r} and {canonical!r}"
+                        f"{path}: {facet} term {term!r} means both {owners[facet]!r} and {canonical!r}"
                     )
-                owners[attribute] = canonical
+                owners[facet] = canonical
     automaton = ahocorasick.Automaton()
     edge_pairs = list(product(_EDGES, repeat=2))
     for phrase, owners in owners_by_phrase.items():
@@ -268,9 +260,9 @@ def _canonical_forms(words: list[str]) -> list[str]:
     return forms
 
 
-def _lookup(tables: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, dict[str, str]]:
-    lookup: dict[str, dict[str, str]] = {}
-    for attribute, table in tables.items():
+def _lookup(tables: dict[Facet, dict[str, tuple[str, ...]]]) -> dict[Facet, Mapping[str, str]]:
+    lookup: dict[Facet, Mapping[str, str]] = {}
+    for facet, table in tables.items():
         words: dict[str, str] = {}
         for canonical, terms in table.items():
             for term in terms:
@@ -279,7 +271,7 @@ def _lookup(tables: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, dict[str
         # in running text ("S" as a size, "tie" as a closure).
         for canonical in table:
             words[normalize_phrase(canonical)] = canonical
-        lookup[attribute] = MappingProxyType(words)
+        lookup[facet] = MappingProxyType(words)
     return lookup
 
 
@@ -364,19 +356,19 @@ def _measures(text: str, pattern: re.Pattern[str]) -> list[MeasureMatch]:
     return matches
 
 
-def find_mentions(text: str, attributes: Iterable[str] | None = None) -> list[Mention]:
+def find_mentions(text: str, facets: Iterable[str] | None = None) -> list[Mention]:
     """All vocabulary mentions, leftmost-longest on whole words, case-insensitive.
 
-    A phrase listed under several attributes (e.g. "sterling silver": a material
-    and a color) yields one mention per attribute. `attributes` restricts the
+    A phrase listed under several facets (e.g. "sterling silver": a material
+    and a color) yields one mention per facet. `facets` restricts the
     result; the longest-match choice still sees the whole vocabulary, so "wide
     leg" stays a style and is not read as the width "wide".
     """
     (mentions,) = _mentions(text, _fold(text), [0], joined=False)
-    if attributes is None:
+    if facets is None:
         return mentions
-    wanted = frozenset(attributes)
-    return [m for m in mentions if m.attribute in wanted]
+    wanted = frozenset(facets)
+    return [m for m in mentions if m.facet in wanted]
 
 
 def find_mentions_in_each(texts: Sequence[str]) -> list[list[Mention]]:
@@ -431,15 +423,15 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
     for start, end, value in size_forms:
         index = bisect_right(starts, start) - 1
         offset = starts[index]
-        per_text[index].append(Mention("size", value, start - offset, end - offset, text[start:end]))
+        per_text[index].append(Mention(Facet.SIZE, value, start - offset, end - offset, text[start:end]))
         sized.add(index)
     for start, end, owners in _phrases(_canonical(folded, joined), vocab.phrases):
         index = bisect_right(starts, start) - 1
         offset, phrase = starts[index], text[start:end]
-        for attribute, canonical in owners:
-            if attribute == "size" and any(s <= start and end <= e for s, e, _ in size_forms):
+        for facet, canonical in owners:
+            if facet == Facet.SIZE and any(s <= start and end <= e for s, e, _ in size_forms):
                 continue  # already read with its "size" prefix
-            per_text[index].append(_new_mention(Mention, (attribute, canonical, start - offset, end - offset, phrase)))
+            per_text[index].append(_new_mention(Mention, (facet, canonical, start - offset, end - offset, phrase)))
     # Phrases come in order, after the size forms: only texts with those need sorting
     # (stably, so a size form stays first on a tie).
     for index in sized:
@@ -548,7 +540,7 @@ def _first_of(text: str, needles: Sequence[str], start: int) -> int:
 def canonical_size(word: str) -> str | None:
     """A letter size ("xl" -> "XL", "xxl" -> "2XL", "m" -> "M"), or a numeric shoe/waist size as text."""
     vocab = vocabulary()
-    letter = vocab.canonical("size", word)
+    letter = vocab.canonical(Facet.SIZE, word)
     if letter is not None:
         return letter
     text = word.strip()
@@ -581,33 +573,5 @@ def accepted_departments(wanted: str) -> frozenset[str]:
     return vocabulary().department_accepts.get(canonical, frozenset({canonical}))
 
 
-def canonical_color(word: str) -> str | None:
-    return vocabulary().canonical("color", word)
-
-
-def canonical_material(word: str) -> str | None:
-    return vocabulary().canonical("material", word)
-
-
 def canonical_department(word: str) -> str | None:
-    return vocabulary().canonical("department", word)
-
-
-def canonical_closure(word: str) -> str | None:
-    return vocabulary().canonical("closure", word)
-
-
-def canonical_use_case(word: str) -> str | None:
-    return vocabulary().canonical("use_case", word)
-
-
-def canonical_style(word: str) -> str | None:
-    return vocabulary().canonical("style", word)
-
-
-def canonical_fit(word: str) -> str | None:
-    return vocabulary().canonical("fit", word)
-
-
-def canonical_width(word: str) -> str | None:
-    return vocabulary().canonical("width", word)
+    return vocabulary().canonical(Facet.DEPARTMENT, word)

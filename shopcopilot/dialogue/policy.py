@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..rank.rerank import Scored
 from ..rank.features import Facets, FeatureStore
 from ..state.model import ShoppingState
+from ..terms import Attribute
 from .facets import values_of
 from .wording import compose_message
 
@@ -126,7 +127,7 @@ def _may_ask(state: ShoppingState, attribute: str, settings: DialogueSettings) -
     if state.asked(attribute):
         return False  # answered, or the shopper could not say: never ask twice
     if attribute == "category":
-        return not state.active("category")
+        return not state.active(Attribute.CATEGORY)
     return not state.active(attribute)
 
 

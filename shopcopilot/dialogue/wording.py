@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..state.model import ShoppingState
+from ..terms import Attribute
 
 QUESTIONS = {
     "other": "What else matters to you for this item?",
@@ -31,7 +32,7 @@ def compose_message(state: ShoppingState, attribute: str | None, options: list[s
 def _lead(state: ShoppingState, shown: int) -> str:
     if shown == 0:
         return "I couldn't find a close match yet."
-    category = next((c.text or c.value for c in state.active("category")), "")
+    category = next((c.text or c.value for c in state.active(Attribute.CATEGORY)), "")
     what = f" for {category}" if category else ""
     if shown == 1:
         return f"Here is my best match so far{what}."

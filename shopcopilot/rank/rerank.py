@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..state.model import Constraint, ShoppingState
+from ..terms import Attribute, Level
 from .evidence import (
     Batch, CategoryProbe, PreparedCheck, budget_match, category_match, exact_phrase, fragment_coverage,
     fragment_words, prepare_category, prepare_fragments, prominence, rejection_check, value_check,
 )
 from .features import FeatureStore
 
-LEVEL_WEIGHT = {"hard": 1.0, "goal": 0.8, "soft": 0.6}
+LEVEL_WEIGHT = {Level.HARD: 1.0, Level.GOAL: 0.8, Level.SOFT: 0.6}
 PARTS = ("category", "fragments", "values", "budget", "rejected", "lexical", "popularity", "rating", "profile")
 
 
@@ -86,10 +87,10 @@ def requirements(state: ShoppingState) -> Requirements:
     active = state.active()
     rejected = dict.fromkeys((r.attribute, r.value) for r in state.rejected)
     return Requirements(
-        categories=tuple(prepare_category(c) for c in active if c.attribute == "category"),
+        categories=tuple(prepare_category(c) for c in active if c.attribute == Attribute.CATEGORY),
         values=tuple((c, value_check(c), LEVEL_WEIGHT.get(c.level, 0.6))
                      for c in active if c.attribute not in ("category", "budget")),
-        budgets=tuple(c for c in active if c.attribute == "budget"),
+        budgets=tuple(c for c in active if c.attribute == Attribute.BUDGET),
         rejections=tuple(rejection_check(facet, value) for facet, value in rejected),
         critical_rater=str(state.profile.get("rating_style", "")).lower() in ("critical", "mixed"),
     )

@@ -9,6 +9,7 @@ import numpy as np
 from ..index.query import Filters, Query, RowHits, phrase, terms
 from ..state.model import ShoppingState
 from ..state.text import tokens
+from ..terms import Attribute, Level
 
 # Phrase clauses look where the shopper's quoted requirements come from.
 PHRASE_FIELDS = ("features", "details", "title", "description")
@@ -56,23 +57,23 @@ def window_for(state: ShoppingState, settings: RetrievalSettings) -> int:
 
 def build_query(state: ShoppingState) -> Query:
     clauses = []
-    for constraint in state.active("category"):
+    for constraint in state.active(Attribute.CATEGORY):
         words = " ".join(constraint.data.get("words", {})) or constraint.value
         clauses.append(terms(words, boost=2.0, fields=("categories", "title")))
         clauses.append(terms(constraint.text or constraint.value, boost=1.0))
     for constraint in state.active():
         if constraint.attribute in ("category", "budget"):
             continue
-        boost = 1.5 if constraint.level == "hard" else 1.0
+        boost = 1.5 if constraint.level == Level.HARD else 1.0
         clauses.append(terms(f"{constraint.value} {constraint.text}", boost=boost))
     for fragment in state.active_fragments():
-        boost = 1.0 if fragment.level == "hard" else 0.7
+        boost = 1.0 if fragment.level == Level.HARD else 0.7
         clauses.append(terms(fragment.text, boost=boost))
     return Query(tuple(c for c in clauses if c.words))
 
 
 def budget_filters(state: ShoppingState) -> Filters | None:
-    for constraint in state.active("budget"):
+    for constraint in state.active(Attribute.BUDGET):
         low, high = constraint.data.get("min"), constraint.data.get("max")
         if low is not None or high is not None:
             # A little slack: shoppers round, and $40.99 on a "$40" budget is a near miss, not a no.
@@ -90,7 +91,7 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     weights = dict.fromkeys(settings.skip_fields, 0.0)
     searches = [(query, window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
-    searches += [(Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window) for c in state.active("brand")]
+    searches += [(Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window) for c in state.active(Attribute.BRAND)]
     # Products quoting the shopper's requirements word for word, in one query.
     phrases = tuple(phrase(f.text, fields=PHRASE_FIELDS) for f in state.active_fragments() if len(tokens(f.text)) >= 2)
     if phrases and settings.phrase_window:

@@ -1,7 +1,7 @@
 """State stage: the shopper model and the rules that update it from a message."""
 
 from .lexicon import Lexicon
-from .model import ATTRIBUTES, Constraint, Fragment, Rejection, ShoppingState, StateDiff
+from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff
 from .update import update
 
-__all__ = ["ATTRIBUTES", "Constraint", "Fragment", "Lexicon", "Rejection", "ShoppingState", "StateDiff", "update"]
+__all__ = ["Constraint", "Fragment", "Lexicon", "Rejection", "ShoppingState", "StateDiff", "update"]

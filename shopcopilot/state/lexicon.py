@@ -13,28 +13,20 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
 from ..catalog import vocabulary
-from ..catalog.vocabulary import find_mentions, find_mentions_in_each
+from ..catalog.vocabulary import Mention, find_mentions, find_mentions_in_each
+from ..terms import Facet
 from ..versions import source_hash
 from .spelling import SpellFixer
 from . import text as text_module
 from .text import STOPWORDS, stem, tokens
 
 ROOT_CATEGORY = "clothing, shoes & jewelry"
-
-# Vocabulary attribute -> the official ask_attribute name it is asked under.
-FACET_TO_ATTRIBUTE = {
-    "color": "color", "material": "material", "size": "size", "width": "size",
-    "department": "style", "style": "style", "fit": "style", "closure": "feature",
-    "use_case": "use_case", "brand": "brand",
-}
-
 
 # How close (rapidfuzz ratio) a said word must be to a word of a store name for that name
 # to be scored at all: "suacony" ~ "saucony" is 86, "arch" ~ "archy" 89.
@@ -46,19 +38,6 @@ MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 _BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
 # Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay whole.
 _CLAUSE_BREAK = re.compile(r"[,.;!?]\s+")
-
-
-@dataclass(frozen=True, slots=True)
-class Mention:
-    facet: str
-    value: str
-    start: int
-    end: int
-    text: str
-
-    @property
-    def attribute(self) -> str:
-        return FACET_TO_ATTRIBUTE.get(self.facet, "feature")
 
 
 class Lexicon:
@@ -92,7 +71,7 @@ class Lexicon:
         catalog phrase "suede leather" is not said. Store names too, unless `brands` is False."""
         starts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text))]
         clauses = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
-        found = [Mention(m.attribute, m.value, m.start + start, m.end + start, m.text)
+        found = [Mention(m.facet, m.value, m.start + start, m.end + start, m.text)
                  for start, in_clause in zip(starts, find_mentions_in_each(clauses)) for m in in_clause]
         if brands:
             found += self._brand_mentions(text)
@@ -113,7 +92,7 @@ class Lexicon:
                 name = " ".join(words[index:index + width])
                 if name in self._brands:
                     start, end = matches[index].start(), matches[index + width - 1].end()
-                    hits.append(Mention("brand", self._brands[name], start, end, text[start:end]))
+                    hits.append(Mention(Facet.BRAND, self._brands[name], start, end, text[start:end]))
                     free = index + width
                     break
         return hits
@@ -127,7 +106,7 @@ class Lexicon:
         best = process.extractOne(query, self._brands_near(words), scorer=fuzz.WRatio, score_cutoff=88)
         if best is None:
             return None
-        return Mention("brand", self._brands[best[0]], 0, len(text), text)
+        return Mention(Facet.BRAND, self._brands[best[0]], 0, len(text), text)
 
     def _brands_near(self, words: list[str]) -> list[str]:
         """Store names with a word close to one of `words`: scoring every name costs ~20 ms at

@@ -9,20 +9,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-ATTRIBUTES = (
-    "category", "material", "color", "size", "style",
-    "brand", "budget", "feature", "use_case", "other",
-)
+from ..terms import Attribute, Level, Status
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class Constraint:
-    """One thing the shopper asked for. `value` is canonical; `text` is what they said."""
+    """One thing the shopper asked for. `value` is canonical; `text` is what they said.
+    `data` holds what the later stages read: the facet, the category words, a price range."""
 
-    attribute: str
+    attribute: Attribute
     value: str
-    level: str = "hard"
-    status: str = "active"
+    level: Level = Level.HARD
+    status: Status = Status.ACTIVE
     source_turn: int = 0
     confidence: float = 1.0
     epoch: int = 0
@@ -31,7 +29,13 @@ class Constraint:
 
     @property
     def active(self) -> bool:
-        return self.status == "active"
+        return self.status == Status.ACTIVE
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Constraint:
+        return cls(**{**data, "attribute": Attribute(data["attribute"]),
+                      "level": Level(data.get("level", Level.HARD)),
+                      "status": Status(data.get("status", Status.ACTIVE))})
 
 
 @dataclass(slots=True)
@@ -41,8 +45,13 @@ class Fragment:
     text: str
     source_turn: int
     epoch: int
-    level: str = "soft"
-    status: str = "active"
+    level: Level = Level.SOFT
+    status: Status = Status.ACTIVE
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fragment:
+        return cls(**{**data, "level": Level(data.get("level", Level.SOFT)),
+                      "status": Status(data.get("status", Status.ACTIVE))})
 
 
 @dataclass(slots=True)
@@ -77,14 +86,14 @@ class ShoppingState:
     history: list[Turn] = field(default_factory=list)
 
     # -- views used by later stages -------------------------------------
-    def active(self, attribute: str | None = None) -> list[Constraint]:
+    def active(self, attribute: Attribute | None = None) -> list[Constraint]:
         return [
             c for c in self.constraints
             if c.active and (attribute is None or c.attribute == attribute)
         ]
 
     def active_fragments(self) -> list[Fragment]:
-        return [f for f in self.fragments if f.status == "active"]
+        return [f for f in self.fragments if f.status == Status.ACTIVE]
 
     def shown_this_epoch(self) -> list[str]:
         return self.shown.get(self.epoch, [])
@@ -100,8 +109,9 @@ class ShoppingState:
         (copy.deepcopy did the same at several times the cost, every turn.)"""
         return ShoppingState(
             turn=self.turn, epoch=self.epoch, intent=self.intent, intent_confidence=self.intent_confidence,
-            constraints=[Constraint(c.attribute, c.value, c.level, c.status, c.source_turn, c.confidence, c.epoch,
-                                    c.text, _copied(c.data)) for c in self.constraints],
+            constraints=[Constraint(attribute=c.attribute, value=c.value, level=c.level, status=c.status,
+                                    source_turn=c.source_turn, confidence=c.confidence, epoch=c.epoch,
+                                    text=c.text, data=_copied(c.data)) for c in self.constraints],
             fragments=[Fragment(f.text, f.source_turn, f.epoch, f.level, f.status) for f in self.fragments],
             rejected=[Rejection(r.attribute, r.value, r.source_turn) for r in self.rejected],
             unconstrained=list(self.unconstrained),
@@ -129,8 +139,8 @@ class ShoppingState:
             epoch=data.get("epoch", 0),
             intent=intent.get("mode", "browsing"),
             intent_confidence=intent.get("confidence", 0.5),
-            constraints=[Constraint(**c) for c in data.get("constraints", [])],
-            fragments=[Fragment(**f) for f in data.get("fragments", [])],
+            constraints=[Constraint.from_dict(c) for c in data.get("constraints", [])],
+            fragments=[Fragment.from_dict(f) for f in data.get("fragments", [])],
             rejected=[Rejection(**r) for r in data.get("rejected", [])],
             unconstrained=list(data.get("unconstrained", [])),
             questions=[(q["turn"], q["attribute"]) for q in data.get("questions", [])],

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from .budget import Budget, parse_budget
-from .lexicon import DEPARTMENT_NODES, Lexicon, Mention
+from ..catalog.vocabulary import Mention
+from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
 from .text import STOPWORDS, stem, tokens
 

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import Lexicon, Mention
+from ..catalog.vocabulary import Mention
+from .lexicon import Lexicon
+from ..terms import Attribute, Facet, Level, Status
 from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
 from .parse import Observation, parse_message
 from .text import stem
 
 # A shopper wants one of these at a time; a new value replaces the old one.
-SINGLE_VALUED = frozenset({"department", "size", "width", "fit", "brand"})
+SINGLE_VALUED = frozenset({Facet.DEPARTMENT, Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.BRAND})
 # Facets that only make sense for a category; a category switch drops them.
-CATEGORY_BOUND = frozenset({"size", "width", "fit", "closure", "style", "use_case"})
+CATEGORY_BOUND = frozenset({Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.CLOSURE, Facet.STYLE, Facet.USE_CASE})
 
 
 def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> tuple[ShoppingState, StateDiff]:
     new = state.copy()
     new.turn = turn
-    item = new.active("category")
+    item = new.active(Attribute.CATEGORY)
     current = frozenset(item[-1].data.get("words", {})) if item else None
     obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history, current_item=current)
     diff = StateDiff()
@@ -46,11 +48,11 @@ def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> t
     return new, diff
 
 
-def _level(state: ShoppingState, obs: Observation) -> str:
+def _level(state: ShoppingState, obs: Observation) -> Level:
     """Answers and overrides are requirements; what a browser volunteers up front is softer."""
     if not state.history and (obs.browsing or state.intent == "browsing" and not obs.values):
-        return "soft"
-    return "hard"
+        return Level.SOFT
+    return Level.HARD
 
 
 def _update_intent(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
@@ -70,15 +72,15 @@ def _apply_category(state: ShoppingState, obs: Observation, lexicon: Lexicon, le
     words = lexicon.category_tokens(obs.category_text) if obs.category_text else {}
     if not words:
         return False
-    current = state.active("category")
+    current = state.active(Attribute.CATEGORY)
     if current and set(current[-1].data.get("words", {})) == set(words):
         return False
     for old in current:
-        old.status = "replaced"
+        old.status = Status.REPLACED
         diff.replaced.append(_describe(old))
     constraint = Constraint(
-        "category", obs.category_text.lower(), "hard", "active", state.turn, 0.9, state.epoch,
-        obs.category_text, {"words": words},
+        attribute=Attribute.CATEGORY, value=obs.category_text.lower(), source_turn=state.turn,
+        confidence=0.9, epoch=state.epoch, text=obs.category_text, data={"words": words},
     )
     state.constraints.append(constraint)
     diff.added.append(_describe(constraint))
@@ -88,10 +90,10 @@ def _apply_category(state: ShoppingState, obs: Observation, lexicon: Lexicon, le
 def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
     for constraint in state.active():
         if constraint.data.get("facet") in CATEGORY_BOUND:
-            constraint.status = "replaced"
+            constraint.status = Status.REPLACED
             diff.replaced.append(_describe(constraint))
     for fragment in state.active_fragments():
-        fragment.status = "replaced"
+        fragment.status = Status.REPLACED
 
 
 def _apply_values(state: ShoppingState, mentions: list[Mention], level: str, override: bool, diff: StateDiff) -> set[str]:
@@ -101,15 +103,15 @@ def _apply_values(state: ShoppingState, mentions: list[Mention], level: str, ove
         earlier = [c for c in state.active() if c.data.get("facet") == facet and c.source_turn < state.turn]
         if earlier and (override or facet in SINGLE_VALUED):
             for old in earlier:
-                old.status = "replaced"
+                old.status = Status.REPLACED
                 diff.replaced.append(_describe(old))
             replaced.add(facet)
     for mention in mentions:
         if any(c.data.get("facet") == mention.facet and c.value == mention.value for c in state.active()):
             continue
         constraint = Constraint(
-            mention.attribute, mention.value, level, "active", state.turn, 0.9, state.epoch,
-            mention.text, {"facet": mention.facet},
+            attribute=mention.attribute, value=mention.value, level=level, source_turn=state.turn,
+            confidence=0.9, epoch=state.epoch, text=mention.text, data={"facet": mention.facet},
         )
         state.constraints.append(constraint)
         diff.added.append(_describe(constraint))
@@ -146,7 +148,7 @@ def _contrasted_values(state: ShoppingState, obs: Observation) -> set[tuple[str,
 def _replace_contrasted(state: ShoppingState, contrasted: set[tuple[str, str]], diff: StateDiff) -> set[str]:
     for constraint in state.active():
         if (constraint.data.get("facet"), constraint.value) in contrasted:
-            constraint.status = "replaced"
+            constraint.status = Status.REPLACED
             diff.replaced.append(_describe(constraint))
     return {facet for facet, _ in contrasted}
 
@@ -162,7 +164,7 @@ def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) ->
     for mention in obs.negated:
         for constraint in state.active():
             if constraint.data.get("facet") == mention.facet and constraint.value == mention.value:
-                constraint.status = "negated"
+                constraint.status = Status.NEGATED
         state.rejected.append(Rejection(mention.facet, mention.value, state.turn))
         diff.negated.append({"attribute": mention.facet, "value": mention.value})
     for word in obs.negated_words:
@@ -173,14 +175,15 @@ def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) ->
 def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
     if not obs.budget:
         return
-    for old in state.active("budget"):
-        old.status = "replaced"
+    for old in state.active(Attribute.BUDGET):
+        old.status = Status.REPLACED
         diff.replaced.append(_describe(old))
     budget = obs.budget
-    level = "goal" if budget.target is not None else "hard"
     constraint = Constraint(
-        "budget", budget.describe(), level, "active", state.turn, 0.9, state.epoch, budget.text,
-        {"facet": "budget", "min": budget.min_price, "max": budget.max_price, "target": budget.target},
+        attribute=Attribute.BUDGET, value=budget.describe(),
+        level=Level.GOAL if budget.target is not None else Level.HARD,
+        source_turn=state.turn, confidence=0.9, epoch=state.epoch, text=budget.text,
+        data={"facet": Facet.BUDGET, "min": budget.min_price, "max": budget.max_price, "target": budget.target},
     )
     state.constraints.append(constraint)
     diff.added.append(_describe(constraint))
@@ -192,7 +195,7 @@ def _apply_no_preference(state: ShoppingState, obs: Observation, diff: StateDiff
             state.unconstrained.append(attribute)
             diff.unconstrained.append(attribute)
         for constraint in state.active(attribute):
-            constraint.status = "unconstrained"
+            constraint.status = Status.UNCONSTRAINED
 
 
 def _archive_volunteered_fragments(state: ShoppingState, diff: StateDiff) -> None:
@@ -201,7 +204,7 @@ def _archive_volunteered_fragments(state: ShoppingState, diff: StateDiff) -> Non
     asked_turns = {turn + 1 for turn, _ in state.questions}
     for fragment in state.active_fragments():
         if fragment.source_turn not in asked_turns:
-            fragment.status = "replaced"
+            fragment.status = Status.REPLACED
             diff.replaced.append({"attribute": "feature", "value": fragment.text, "turn": fragment.source_turn})
 
 
