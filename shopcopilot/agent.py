@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from .dialogue import DialogueSettings, decide
-from .index.catalog_index import open_index
+from .index.catalog_index import CatalogIndex, open_index
 from .rank import RankWeights, reason, rerank
-from .rank.features import load_or_build
+from .index.features import load_or_build
 from .retrieve import RetrievalSettings, retrieve
 from .state import ShoppingState, update
-from .state.lexicon import lexicon_from_store
+from .index.counts import catalog_counts
+from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
 from .trace import EventSink, Tracer
 
@@ -44,7 +45,7 @@ class Agent:
                  index=None, progress: bool = False, warm_up: bool = True) -> None:
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
-        self.lexicon = lexicon_from_store(self.index.store, self.index.path)
+        self.lexicon = _lexicon(self.index)
         self.features = load_or_build(self.index.store, self.index.path, progress=progress)
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
@@ -179,6 +180,14 @@ class Agent:
 
 
 EXPLAINED = 10  # top products whose evidence the trace shows
+
+
+def _lexicon(index: CatalogIndex) -> Lexicon:
+    """What the words of this catalog mean: its category paths, usable store names and words."""
+    counts = catalog_counts(index.store, index.path)
+    brands = counts.remembered("usable_brands", usable_brands_version(),
+                               lambda: usable_brands(counts.brands, counts.paths))
+    return Lexicon(counts.paths, brands, counts.words)
 
 
 def _out_of_gc_reach() -> None:

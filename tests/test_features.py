@@ -9,7 +9,7 @@ import pytest
 
 from shopcopilot.catalog.synth import write_catalog
 from shopcopilot.index import open_index
-from shopcopilot.rank import features as F
+from shopcopilot.index import features as F
 
 
 @pytest.fixture(scope="module")

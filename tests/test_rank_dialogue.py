@@ -9,7 +9,7 @@ from shopcopilot.catalog.attributes import derive
 from shopcopilot.catalog.product import product_from_record
 from shopcopilot.dialogue import decide
 from shopcopilot.rank import rerank
-from shopcopilot.rank.features import from_products
+from shopcopilot.index.features import from_products
 from shopcopilot.state import Lexicon, ShoppingState, update
 
 PATHS = {

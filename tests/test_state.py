@@ -522,7 +522,7 @@ def test_a_compound_of_category_words_names_the_item():
                                              ("sleeves", "sleeve"), ("hoodies", "hoody"), ("dresses", "dress")])
 def test_plurals_fold_to_the_singular_shoppers_say(plural, singular):
     from shopcopilot.rank.evidence import word_forms
-    from shopcopilot.state.text import stem
+    from shopcopilot.index.text import stem
 
     assert stem(plural) == stem(singular) == singular
     assert plural in word_forms(stem(singular))  # and product text in the plural matches it

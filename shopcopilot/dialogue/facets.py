@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from operator import attrgetter
 
-from ..rank.features import Facets
+from ..index.features import Facets
+from ..terms import Attribute
 
 PRICE_BANDS = ((0, 25, "under $25"), (25, 50, "$25-$50"), (50, 100, "$50-$100"), (100, float("inf"), "over $100"))
 
@@ -31,18 +32,19 @@ def _style(attrs: Facets) -> tuple[str, ...]:
     return ((attrs.department,) if attrs.department else ()) + attrs.styles
 
 
-# Looked up once per question, then applied to every candidate: question choice reads
-# a few thousand values a turn.
+# A product's values under each question, the converse of terms.QUESTION_FOR (product sizes
+# hold fit and width words too). Looked up once per question, then applied to every
+# candidate: question choice reads a few thousand values a turn.
 VALUES_OF: dict[str, ValuesOf] = {
-    "color": attrgetter("colors"),
-    "material": attrgetter("materials"),
-    "size": attrgetter("sizes"),
-    "style": _style,
-    "brand": _one("brand"),
-    "use_case": attrgetter("use_cases"),
-    "feature": _one("closure"),
-    "category": _one("leaf"),
-    "budget": _price_band,
+    Attribute.COLOR: attrgetter("colors"),
+    Attribute.MATERIAL: attrgetter("materials"),
+    Attribute.SIZE: attrgetter("sizes"),
+    Attribute.STYLE: _style,
+    Attribute.BRAND: _one("brand"),
+    Attribute.USE_CASE: attrgetter("use_cases"),
+    Attribute.FEATURE: _one("closure"),
+    Attribute.CATEGORY: _one("leaf"),
+    Attribute.BUDGET: _price_band,
 }
 
 

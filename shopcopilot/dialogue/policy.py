@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..rank.rerank import Scored
-from ..rank.features import Facets, FeatureStore
+from ..index.features import Facets, FeatureStore
 from ..state.model import ShoppingState
 from ..terms import Attribute
 from .facets import values_of

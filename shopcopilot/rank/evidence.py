@@ -17,8 +17,8 @@ import numpy as np
 
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..state.model import Constraint, Fragment
-from ..state.text import F_PLURALS, STOPWORDS, stem, tokens
-from .features import FeatureStore
+from ..index.text import F_PLURALS, STOPWORDS, stem, tokens
+from ..index.features import FeatureStore
 
 
 @lru_cache(maxsize=100_000)

@@ -18,7 +18,7 @@ from .evidence import (
     Batch, CategoryProbe, PreparedCheck, budget_match, category_match, exact_phrase, fragment_coverage,
     fragment_words, prepare_category, prepare_fragments, prominence, rejection_check, value_check,
 )
-from .features import FeatureStore
+from ..index.features import FeatureStore
 
 LEVEL_WEIGHT = {Level.HARD: 1.0, Level.GOAL: 0.8, Level.SOFT: 0.6}
 PARTS = ("category", "fragments", "values", "budget", "rejected", "lexical", "popularity", "rating", "profile")

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..index.query import Filters, Query, RowHits, phrase, terms
 from ..state.model import ShoppingState
-from ..state.text import tokens
+from ..index.text import tokens
 from ..terms import Attribute, Level
 
 # Phrase clauses look where the shopper's quoted requirements come from.

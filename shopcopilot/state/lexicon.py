@@ -8,25 +8,20 @@ plural-folded), weighted by how rare each word is among products, so
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
-from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
 from ..catalog import vocabulary
 from ..catalog.vocabulary import Mention, find_mentions, find_mentions_in_each
+from ..index import text as text_module
+from ..index.text import ROOT_CATEGORY, STOPWORDS, path_stems, stem, tokens
 from ..terms import Facet
 from ..versions import source_hash
 from .spelling import SpellFixer
-from . import text as text_module
-from .text import STOPWORDS, stem, tokens
-
-ROOT_CATEGORY = "clothing, shoes & jewelry"
 
 # How close (rapidfuzz ratio) a said word must be to a word of a store name for that name
 # to be scored at all: "suacony" ~ "saucony" is 86, "arch" ~ "archy" 89.
@@ -192,16 +187,6 @@ class Lexicon:
         return False
 
 
-def path_stems(categories: Iterable[str]) -> set[str]:
-    """Plural-folded words of a product's category path, without the catalog root."""
-    out: set[str] = set()
-    for part in categories:
-        if part.strip().lower() == ROOT_CATEGORY:
-            continue
-        out.update(stem(t) for t in tokens(part))
-    return out
-
-
 DEPARTMENT_NODES = frozenset({"women", "men", "girl", "boy", "baby", "kid", "unisex"})
 
 
@@ -328,76 +313,14 @@ def _brand_table(brands: Iterable[str]) -> dict[str, str]:
     return table
 
 
-def lexicon_from_store(store, cache_folder: Path | None = None) -> Lexicon:
-    """The catalog's category paths and brands, counted once per index and cached beside it."""
-    cached = cache_folder / LEXICON_FILE if cache_folder else None
-    data = _read_cached(cached) if cached else None
-    if data is None:
-        data = _count_store(store)
-    paths = {tuple(path): count for path, count in data["paths"]}
-    if data.get("usable_brands_version") != _usable_brands_version():
-        # Which store names are safe to match depends on the vocabulary and on this file's rules:
-        # worked out once per index (13k names take a quarter second), again when either changes.
-        category_words = set(_category_idf(paths))
-        data["usable_brands"] = [b for b in data["brands"]
-                                 if len(tokens(b)) > 1 or not _ambiguous_word(b, category_words)]
-        data["usable_brands_version"] = _usable_brands_version()
-        if cached:
-            _write_cached(cached, data)
-    return Lexicon(paths, data["usable_brands"], data.get("words", ()))
+def usable_brands(brands: Iterable[str], category_paths: Mapping[tuple[str, ...], int]) -> list[str]:
+    """The store names safe to match in a message: several words, or one word that is not an
+    everyday or catalog word. It depends on the vocabulary and on this file's rules, and takes a
+    quarter second at 13k names: the index remembers it per `usable_brands_version()`."""
+    category_words = set(_category_idf(category_paths))
+    return [b for b in brands if len(tokens(b)) > 1 or not _ambiguous_word(b, category_words)]
 
 
 @cache
-def _usable_brands_version() -> str:
+def usable_brands_version() -> str:
     return source_hash(__file__, text_module.__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH)
-
-
-LEXICON_FILE = "lexicon-counts.json"
-
-
-def _count_store(store) -> dict:
-    """Counted inside SQLite, without decoding every record in Python."""
-    from ..index.store import read_only_connection
-
-    db = read_only_connection(store.path)
-    try:
-        paths: dict[tuple[str, ...], int] = {}
-        for raw, count in db.execute(
-            "SELECT json_extract(record, '$.categories'), count(*) FROM products GROUP BY 1"
-        ):
-            path = tuple(json.loads(raw)) if raw else ()
-            paths[path] = paths.get(path, 0) + count
-        brands = [name for (name,) in db.execute(
-            "SELECT DISTINCT json_extract(record, '$.store') FROM products WHERE json_extract(record, '$.store') != ''"
-        ) if name]
-        words = _frequent_words(db)
-    finally:
-        db.close()
-    return {"paths": [[list(p), c] for p, c in paths.items()], "brands": brands, "words": words}
-
-
-def _frequent_words(db, min_count: int = 3) -> list[str]:
-    """Words the catalog itself uses often: real words, never taken for typos."""
-    counts: dict[str, int] = {}
-    sql = "SELECT json_extract(record, '$.title') || ' ' || coalesce(json_extract(record, '$.features'), '') FROM products"
-    for (text,) in db.execute(sql):
-        for word in set(tokens(text or "")):
-            counts[word] = counts.get(word, 0) + 1
-    return sorted(w for w, c in counts.items() if c >= min_count and w.isalpha())
-
-
-def _read_cached(path: Path) -> dict | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # missing or damaged: count again
-    return data if isinstance(data, dict) and {"paths", "brands"} <= data.keys() else None
-
-
-def _write_cached(path: Path, data: dict) -> None:
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    try:
-        partial.write_text(json.dumps(data), encoding="utf-8")
-        partial.replace(path)
-    except OSError:
-        partial.unlink(missing_ok=True)  # a read-only index folder only costs a recount next time

@@ -15,7 +15,7 @@ from .budget import Budget, parse_budget
 from ..catalog.vocabulary import Mention
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
-from .text import STOPWORDS, stem, tokens
+from ..index.text import STOPWORDS, stem, tokens
 
 _NO_PREFERENCE = re.compile(
     r"\b(no (?:real |particular |strong |additional |specific |other |more )?(?:preference|preferences|requirement)s?|"

@@ -16,7 +16,7 @@ from english_words import get_english_words_set
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from .text import stem
+from ..index.text import stem
 
 MAX_CANDIDATES = 8
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")

@@ -9,7 +9,7 @@ from .lexicon import Lexicon
 from ..terms import Attribute, Facet, Level, Status
 from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
 from .parse import Observation, parse_message
-from .text import stem
+from ..index.text import stem
 
 # A shopper wants one of these at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({Facet.DEPARTMENT, Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.BRAND})

@@ -44,7 +44,7 @@ def serve(catalog: Path | None, host: str, port: int, no_browser: bool, store_pa
     from ..catalog.loader import CatalogError
     from ..index import open_index
     from ..paths import resolve_catalog
-    from ..rank.features import ensure_built
+    from ..index.features import ensure_built
     from .app import WebSettings
 
     try:  # build (or check) the index and the ranking features once, here, with progress bars,

@@ -1,9 +1,13 @@
-"""Tokenising shared by understanding, retrieval and reranking."""
+"""Word analysis shared by the feature store, understanding, retrieval and reranking: a
+shopper's words and a product's must be cut and plural-folded the same way to meet."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
+
+ROOT_CATEGORY = "clothing, shoes & jewelry"
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -52,3 +56,13 @@ def stem(token: str) -> str:
     if token.endswith("s") and not token.endswith(("ss", "us", "is")):
         return token[:-1]
     return token
+
+
+def path_stems(categories: Iterable[str]) -> set[str]:
+    """Plural-folded words of a product's category path, without the catalog root."""
+    out: set[str] = set()
+    for part in categories:
+        if part.strip().lower() == ROOT_CATEGORY:
+            continue
+        out.update(stem(t) for t in tokens(part))
+    return out

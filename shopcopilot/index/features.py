@@ -27,12 +27,11 @@ import numpy as np
 
 from ..catalog.attributes import Attributes
 from ..catalog.product import Product
-from ..index.build import parallel_workers, progress_counter
-from ..index.store import stored_json_rows
-from ..state import lexicon as lexicon_module
-from ..state import text as text_module
-from ..state.lexicon import path_stems
 from ..versions import source_hash
+from . import text as text_module
+from .build import parallel_workers, progress_counter
+from .store import stored_json_rows
+from .text import path_stems
 
 FEATURES_PREFIX = "rank-features-"
 # Sellers put a product's main selling points first; a requirement met there is met prominently.
@@ -48,7 +47,7 @@ DENSE_HOLDERS = 2_000  # a word held by more rows is looked up in a mask
 HOLDERS_CACHE_BYTES = 64 << 20  # remembered holders of asked-about words
 
 # A whole product is tokenised in one pass as bytes: fields joined by a NUL byte, every byte
-# that is not [a-z0-9] (state.text.tokens' token) turned into a space, non-ASCII first into "?".
+# that is not [a-z0-9] (index.text.tokens' token) turned into a space, non-ASCII first into "?".
 _FIELD_BREAK = "\x00"
 _SPACE_OUT = bytes(c if (48 <= c <= 57 or 97 <= c <= 122 or c == 0) else 32 for c in range(256))
 
@@ -407,7 +406,7 @@ def load_or_build(store: Any, folder: Path, progress: bool = False) -> FeatureSt
 @lru_cache(maxsize=1)
 def features_version() -> str:
     """A hash of the code that computes the features: when it changes, saved features are stale."""
-    return source_hash(__file__, lexicon_module.__file__, text_module.__file__)
+    return source_hash(__file__, text_module.__file__)
 
 
 def build_features(store: Any, progress: bool = False) -> FeatureStore:
