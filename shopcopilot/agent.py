@@ -88,9 +88,9 @@ class Agent:
         state = self._session(session_id)
         turn = turn if turn is not None else state.turn + 1
         tracer = Tracer(on_event, detailed)
-        state, diff = self._understand(tracer, state, str(user_message or ""), turn, top_k)
+        state, diff = self._state(tracer, state, str(user_message or ""), turn, top_k)
         candidates = self._retrieve(tracer, state)
-        ranked = self._rerank(tracer, state, candidates, top_k)
+        ranked = self._rank(tracer, state, candidates, top_k)
         decision = self._decide(tracer, state, ranked, turn, top_k)
         response = self._respond(tracer, state, ranked, decision, turn)
         with self._lock:
@@ -98,8 +98,8 @@ class Agent:
         return response, state, diff, tracer
 
     # -- the stages, each traced ------------------------------------------
-    def _understand(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
-        with tracer.stage("understand", message=message, last_question=state.last_question()) as event:
+    def _state(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
+        with tracer.stage("state", message=message, last_question=state.last_question()) as event:
             state, diff = update(state, message, self.lexicon, turn)
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
             event.summary = _summarise_diff(diff)
@@ -116,8 +116,8 @@ class Agent:
                                 "top_ids": self.index.store.asins_for_rows(candidates.best_rows(EXPLAINED))}
         return candidates
 
-    def _rerank(self, tracer: Tracer, state: ShoppingState, candidates, top_k: int):
-        with tracer.stage("rerank") as event:
+    def _rank(self, tracer: Tracer, state: ShoppingState, candidates, top_k: int):
+        with tracer.stage("rank") as event:
             seen = set(state.shown_this_epoch())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
@@ -162,10 +162,8 @@ class Agent:
         with self._lock:
             self._sessions.pop(session_id, None)
 
-    def state(self, session_id: str) -> dict[str, Any]:
-        return self._session(session_id).to_dict()
-
     def export_session(self, session_id: str) -> dict[str, Any]:
+        """The session's shopper state as plain JSON data (what `import_session` takes back)."""
         return self._session(session_id).to_dict()
 
     def import_session(self, session_id: str, data: dict[str, Any]) -> None:

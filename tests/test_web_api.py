@@ -18,7 +18,7 @@ from shopcopilot.cli import main
 from shopcopilot.web.app import WebSettings, create_app
 from shopcopilot.web.store import ExpiredSession, SessionConflict, SessionStore, UnknownSession, UnknownTurn
 
-STAGES = ["understand", "retrieve", "rerank", "dialogue", "respond"]
+STAGES = ["state", "retrieve", "rank", "dialogue", "respond"]
 ITEMS = [  # (kind, department, leaf, material)
     ("T-Shirt", "Women", "Tops & Tees", "cotton"),
     ("Hiking Boot", "Men", "Boots", "leather"),

@@ -143,7 +143,7 @@ def test_a_message_brings_cards_state_and_pipeline(page: Page) -> None:
     stages = page.locator("#pipeline .stage")
     expect(stages).to_have_count(5)
     assert page.locator("#pipeline .stage-name").all_inner_texts() == [
-        "understand", "retrieve", "rerank", "dialogue", "respond",
+        "state", "retrieve", "rank", "dialogue", "respond",
     ]
     assert "turn 1" in page.inner_text("#pipeline-title")
 

@@ -52,9 +52,8 @@ class SessionService:
         session_id = uuid.uuid4().hex
         with self._lock:
             self.agent.reset(session_id, dict(profile))
-            exported = jsonable_encoder(self.agent.export_session(session_id))
-            state = jsonable_encoder(self.agent.state(session_id))
-            evicted = self.store.create(session_id, profile, exported, demo)
+            state = jsonable_encoder(self.agent.export_session(session_id))
+            evicted = self.store.create(session_id, profile, state, demo)
             self._loaded_versions[session_id] = 1
             for gone in evicted:
                 self._loaded_versions.pop(gone, None)
@@ -65,7 +64,7 @@ class SessionService:
         with self._lock:
             stored = self.store.get(session_id)
             self._bring_up_to_date(stored)
-            state = jsonable_encoder(self.agent.state(session_id))
+            state = jsonable_encoder(self.agent.export_session(session_id))
         return {
             "session_id": session_id,
             "turns": stored.turns,

@@ -5,7 +5,7 @@
 
 const SESSION_KEY = "shopcopilot.session";
 const AUTOPLAY_PAUSE_MS = 700;
-const STAGE_ORDER = ["understand", "retrieve", "rerank", "dialogue", "respond"];
+const STAGE_ORDER = ["state", "retrieve", "rank", "dialogue", "respond"];
 
 const page = {
   sessionId: null,
@@ -353,12 +353,12 @@ function addStage(event) {
 function stageDetail(event) {
   const out = event.output || {};
   switch (event.stage) {
-    case "understand": return diffDetail(out);
+    case "state": return diffDetail(out);
     case "retrieve": return el("div", {class: "detail"},
       el("p", {}, "Query: ", el("code", {}, out.query ?? "")),
       el("p", {}, "Candidates: " + (out.count ?? 0)),
       idList("Top", out.top_ids || []));
-    case "rerank": return el("div", {class: "detail"},
+    case "rank": return el("div", {class: "detail"},
       (out.moves || []).length
         ? el("ul", {class: "plain"}, out.moves.map((m) =>
           el("li", {}, el("code", {}, m.parent_asin), " " + m.from + " → " + m.to)))
