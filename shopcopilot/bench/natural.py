@@ -940,7 +940,7 @@ def _own_text(product: Product) -> str:
 
 def _mentioned_values(own_text: str, attrs: Attributes) -> set[tuple[str, str]]:
     """Every (attribute, canonical value) the product's text mentions anywhere, or its attributes hold."""
-    found = {(m.facet, m.value) for m in find_mentions(own_text)}
+    found: set[tuple[str, str]] = {(m.facet, m.value) for m in find_mentions(own_text)}
     found.update(("color", c) for c in attrs.colors)
     found.update(("material", m) for m in attrs.material_names)
     found.update(("style", s) for s in attrs.styles)

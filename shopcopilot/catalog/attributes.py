@@ -194,9 +194,10 @@ def derive(product: Product) -> Attributes:
         brand=_brand(product),
         price=product.price,
         dimensions=_dimensions(product),
-        use_cases=_values("use_case", title_mentions, *feature_mentions, *category_mentions),
+        use_cases=_values(Facet.USE_CASE, title_mentions, *feature_mentions, *category_mentions),
         styles=_values(
-            "style", title_mentions, *_detail_mentions(details, _STYLE_KEYS, found, "style"), *feature_mentions
+            Facet.STYLE, title_mentions, *_detail_mentions(details, _STYLE_KEYS, found, Facet.STYLE),
+            *feature_mentions,
         ),
     )
 

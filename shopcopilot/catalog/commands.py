@@ -1,13 +1,28 @@
-"""`shopcopilot catalog ...` commands."""
+"""`shopcopilot catalog ...` commands, and how every command shows a product's price and title."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from .loader import CatalogError, load_catalog
+from .loader import load_catalog
+
+ELLIPSIS = "…"
+
+
+def price_text(price: float | None) -> str:
+    """Always two decimals, so "$50.00" lines up with "$51.99"; "-" when unpriced."""
+    return "-" if price is None else f"${price:,.2f}"
+
+
+def short_title(title: str, limit: int) -> str:
+    """The title cut to at most `limit` characters at a word boundary, with an ellipsis."""
+    if len(title) <= limit:
+        return title
+    head = title[: limit - len(ELLIPSIS) + 1]  # one more: a cut just before a space keeps the word
+    words = head.rsplit(" ", 1)[0] if " " in head.strip() else head[:-1]
+    return words.rstrip(" ,;:-/&(") + ELLIPSIS
 
 
 @click.group("catalog")
@@ -20,11 +35,7 @@ def catalog_group() -> None:
 @click.option("--skip-invalid", is_flag=True, help="Report invalid lines instead of failing.")
 def check(path: Path, skip_invalid: bool) -> None:
     """Validate a catalog file (JSONL or JSONL.gz) and report what is wrong."""
-    try:
-        products, report = load_catalog(path, skip_invalid=skip_invalid)
-    except CatalogError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    products, report = load_catalog(path, skip_invalid=skip_invalid)
     click.echo(f"{len(products)} valid products")
     click.echo(report.summary())
     for problem in report.invalid[:20] + report.duplicates[:20]:
@@ -55,9 +66,5 @@ def pad(real_path: Path, size: int, seed: int, out_path: Path) -> None:
     """Pad real records with synthetic products up to SIZE (ids never collide)."""
     from .padding import write_padded_catalog
 
-    try:
-        write_padded_catalog(real_path, out_path, size=size, seed=seed)
-    except CatalogError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+    write_padded_catalog(real_path, out_path, size=size, seed=seed)
     click.echo(f"wrote {size} products to {out_path}")

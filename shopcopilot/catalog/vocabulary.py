@@ -19,7 +19,7 @@ from itertools import accumulate, count, product, repeat
 from operator import add, attrgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import ahocorasick
 
@@ -181,7 +181,9 @@ def load_vocabulary(path: Path) -> Vocabulary:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
         raise VocabularyError(f"{path}: cannot read vocabulary: {error}") from error
-    tables = {facet: _read_table(raw, keys, path) for facet, keys in _TABLES.items()}
+    tables: dict[str, Mapping[str, tuple[str, ...]]] = {
+        facet: _read_table(raw, keys, path) for facet, keys in _TABLES.items()
+    }
     sizes = _require(raw, ("sizes",), dict, path)
     units = {unit: tuple(terms) for unit, terms in _read_table(raw, ("units",), path).items()}
     phrases = _phrase_matcher(tables, path)
@@ -191,8 +193,8 @@ def load_vocabulary(path: Path) -> Vocabulary:
     return Vocabulary(
         tables=MappingProxyType(tables),
         letter_order=tuple(_require(sizes, ("letter_order",), list, path)),
-        shoe_size_range=tuple(_require(sizes, ("shoe_size_range",), list, path)),
-        waist_size_range=tuple(_require(sizes, ("waist_size_range",), list, path)),
+        shoe_size_range=_pair(_require(sizes, ("shoe_size_range",), list, path)),
+        waist_size_range=_pair(_require(sizes, ("waist_size_range",), list, path)),
         department_accepts=MappingProxyType({k: frozenset(v) for k, v in accepts.items()}),
         units=MappingProxyType(units),
         phrases=phrases,
@@ -203,7 +205,8 @@ def load_vocabulary(path: Path) -> Vocabulary:
     )
 
 
-def _require(raw: object, keys: tuple[str, ...], kind: type, path: Path) -> object:
+def _require(raw: object, keys: tuple[str, ...], kind: type, path: Path) -> Any:
+    # Any: the node's JSON type is checked here, at run time, against `kind`.
     node = raw
     for key in keys:
         if not isinstance(node, dict) or key not in node:
@@ -212,6 +215,11 @@ def _require(raw: object, keys: tuple[str, ...], kind: type, path: Path) -> obje
     if not isinstance(node, kind):
         raise VocabularyError(f"{path}: {'.'.join(keys)!r} must be a JSON {kind.__name__}")
     return node
+
+
+def _pair(values: list[Any]) -> tuple[Any, Any]:
+    low, high = values
+    return low, high
 
 
 def _read_table(raw: object, keys: tuple[str, ...], path: Path) -> dict[str, tuple[str, ...]]:
@@ -224,9 +232,9 @@ def _read_table(raw: object, keys: tuple[str, ...], path: Path) -> dict[str, tup
     return out
 
 
-def _phrase_matcher(tables: dict[Facet, dict[str, tuple[str, ...]]], path: Path) -> ahocorasick.Automaton:
+def _phrase_matcher(tables: Mapping[str, Mapping[str, tuple[str, ...]]], path: Path) -> ahocorasick.Automaton:
     """An automaton over every term, as it reads in canonical text between any two word edges."""
-    owners_by_phrase: dict[str, dict[Facet, str]] = {}
+    owners_by_phrase: dict[str, dict[str, str]] = {}
     for facet, table in tables.items():
         for canonical, terms in table.items():
             for term in terms:
@@ -260,8 +268,8 @@ def _canonical_forms(words: list[str]) -> list[str]:
     return forms
 
 
-def _lookup(tables: dict[Facet, dict[str, tuple[str, ...]]]) -> dict[Facet, Mapping[str, str]]:
-    lookup: dict[Facet, Mapping[str, str]] = {}
+def _lookup(tables: Mapping[str, Mapping[str, tuple[str, ...]]]) -> dict[str, Mapping[str, str]]:
+    lookup: dict[str, Mapping[str, str]] = {}
     for facet, table in tables.items():
         words: dict[str, str] = {}
         for canonical, terms in table.items():

@@ -86,7 +86,8 @@ class ShoppingState:
     history: list[Turn] = field(default_factory=list)
 
     # -- views used by later stages -------------------------------------
-    def active(self, attribute: Attribute | None = None) -> list[Constraint]:
+    def active(self, attribute: str | None = None) -> list[Constraint]:
+        """The active constraints, all or those of one attribute."""
         return [
             c for c in self.constraints
             if c.active and (attribute is None or c.attribute == attribute)

@@ -96,7 +96,8 @@ def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
         fragment.status = Status.REPLACED
 
 
-def _apply_values(state: ShoppingState, mentions: list[Mention], level: str, override: bool, diff: StateDiff) -> set[str]:
+def _apply_values(state: ShoppingState, mentions: list[Mention], level: Level, override: bool,
+                  diff: StateDiff) -> set[str]:
     replaced: set[str] = set()
     new_facets = {m.facet for m in mentions}
     for facet in new_facets:
