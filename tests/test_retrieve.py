@@ -1,0 +1,135 @@
+"""The retrieval stage: which products of the hand-written catalog a state brings to the reranker.
+
+The states are built by hand (or by `update` where the point is what a message leads to), and
+the candidates are read back as product ids.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from shopcopilot.index import CatalogIndex
+from shopcopilot.retrieve import Candidates, RetrievalSettings, retrieve
+from shopcopilot.state import Constraint, Fragment, ShoppingState
+from shopcopilot.terms import Attribute, Level, Status
+
+DEFAULT = RetrievalSettings()
+# One row from the main search: whatever else comes back came from another search.
+ONE_ROW = RetrievalSettings(base_window=1, browsing_window_bonus=0)
+PARKAS = {"PARKA1", "PARKA2", "PARKA3"}  # priced 10, 50 and not at all
+
+
+def category(value: str, **fields: object) -> Constraint:
+    return Constraint(attribute=Attribute.CATEGORY, value=value, **fields)
+
+
+def budget(low: float | None = None, high: float | None = None, **fields: object) -> Constraint:
+    return Constraint(attribute=Attribute.BUDGET, value=f"{low}-{high}",
+                      data={"min": low, "max": high}, **fields)
+
+
+def state_of(*constraints: Constraint, fragments: tuple[Fragment, ...] = (),
+             **fields: object) -> ShoppingState:
+    return ShoppingState(constraints=list(constraints), fragments=list(fragments), **fields)
+
+
+def ids(index: CatalogIndex, candidates: Candidates) -> list[str]:
+    return index.store.asins_for_rows(candidates.rows.tolist())
+
+
+def found(index: CatalogIndex, state: ShoppingState,
+          settings: RetrievalSettings = DEFAULT) -> set[str]:
+    return set(ids(index, retrieve(state, index, settings)))
+
+
+def test_a_category_brings_the_products_of_that_kind_and_no_others(hand_index):
+    assert found(hand_index, state_of(category("parka"))) == PARKAS
+
+
+def test_a_price_limit_keeps_products_within_it_and_those_without_a_price(hand_index):
+    assert found(hand_index, state_of(category("parka"), budget(high=20))) == {"PARKA1", "PARKA3"}
+    assert found(hand_index, state_of(category("parka"), budget(low=20))) == {"PARKA2", "PARKA3"}
+
+
+@pytest.mark.parametrize(("low", "high", "keeps_the_50_dollar_parka"), [
+    (None, 47, False),  # 50 is more than 5% over
+    (None, 48, True),  # 50 is within 5% of 48: a near miss, kept
+    (55, None, True),  # 50 is within 10% under 55
+    (56, None, False),
+])
+def test_price_limits_allow_a_near_miss(hand_index, low, high, keeps_the_50_dollar_parka):
+    kept = found(hand_index, state_of(category("parka"), budget(low, high)))
+    assert ("PARKA2" in kept) == keeps_the_50_dollar_parka
+    assert "PARKA3" in kept  # no price: never filtered out
+
+
+def test_what_a_shopper_says_reaches_the_search(hand_index, lexicon, play):
+    state, _ = play(lexicon, "I need a parka under $20")
+    assert found(hand_index, state) == {"PARKA1", "PARKA3"}
+    state, _ = play(lexicon, "a parka for around $15")  # a price to come close to, not a limit
+    assert any(c.level == Level.GOAL for c in state.active(Attribute.BUDGET))
+    assert found(hand_index, state) == PARKAS
+
+
+def test_only_active_requirements_steer_the_search(hand_index):
+    state = state_of(
+        category("parka"),
+        category("quokka", status=Status.REPLACED),
+        budget(high=20, status=Status.NEGATED),
+        fragments=(Fragment("zephyr lantern", 1, 0, status=Status.REPLACED),),
+    )
+    assert found(hand_index, state) == PARKAS
+    assert found(hand_index, state_of(category("parka", status=Status.NEGATED))) == set()
+
+
+def test_a_state_with_nothing_to_search_for_brings_no_candidates(hand_index):
+    empty = retrieve(ShoppingState(), hand_index, DEFAULT)
+    assert len(empty) == 0 and empty.query_text == "" and empty.best_rows(5) == []
+    assert empty.window == DEFAULT.base_window + DEFAULT.browsing_window_bonus
+    # A price limit alone names nothing to look for.
+    assert found(hand_index, state_of(budget(high=20))) == set()
+
+
+def test_descriptions_are_searched_only_when_the_settings_say_so(hand_index):
+    # DESC01 says "quokka" in its description only.
+    assert found(hand_index, state_of(category("quokka"))) == {"TITLE01"}
+    every_field = RetrievalSettings(skip_fields=())
+    both = retrieve(state_of(category("quokka")), hand_index, every_field)
+    assert hand_index.store.asins_for_rows(both.best_rows(2)) == ["TITLE01", "DESC01"]
+
+
+def test_the_window_bounds_the_search_and_widens_as_turns_make_no_progress(hand_index):
+    narrow = RetrievalSettings(base_window=5, browsing_window_bonus=0)
+    everyday = state_of(category("everyday"))  # 24 products say it
+    assert len(retrieve(everyday, hand_index, narrow)) == 5
+    windows = [retrieve(state_of(category("x"), turns_without_progress=n, intent=intent),
+                        hand_index, DEFAULT).window
+               for n, intent in ((0, "buying"), (0, "browsing"), (2, "buying"), (50, "buying"))]
+    assert windows == [150, 200, 300, DEFAULT.max_window]
+
+
+def test_a_named_brand_is_among_the_candidates_beyond_the_window(hand_index):
+    everyday = category("everyday")
+    assert "STORE01" not in found(hand_index, state_of(everyday), ONE_ROW)
+    brand = Constraint(attribute=Attribute.BRAND, value="Wombatwear")
+    candidates = retrieve(state_of(everyday, brand), hand_index, ONE_ROW)
+    found_ids = ids(hand_index, candidates)
+    assert "STORE01" in found_ids and len(found_ids) == 2
+    # Found by the brand search alone: no lexical score of its own.
+    assert candidates.scores[found_ids.index("STORE01")] == 0.0
+
+
+def test_a_requirement_of_two_words_or_more_is_also_searched_word_for_word(hand_index):
+    everyday = category("everyday")
+    two_words = state_of(everyday, fragments=(Fragment("ribbed cuffs", 1, 0),))
+    assert "STORE01" in found(hand_index, two_words, ONE_ROW)  # "Ribbed cuffs" is its feature
+    one_word = state_of(everyday, fragments=(Fragment("ribbed", 1, 0),))
+    assert "STORE01" not in found(hand_index, one_word, ONE_ROW)
+
+
+def test_a_product_found_by_several_searches_is_listed_once_with_its_main_score(hand_index):
+    brand = Constraint(attribute=Attribute.BRAND, value="Wombatwear")
+    state = state_of(category("cardigan"), brand, fragments=(Fragment("ribbed cuffs", 1, 0),))
+    candidates = retrieve(state, hand_index, DEFAULT)
+    assert ids(hand_index, candidates) == ["STORE01"]
+    assert candidates.scores.tolist()[0] > 0
