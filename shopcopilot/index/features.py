@@ -28,10 +28,10 @@ import numpy as np
 from ..catalog.attributes import Attributes
 from ..catalog.product import Product
 from ..versions import source_hash
+from ..workers import parallel_workers, progress_counter
 from . import text as text_module
-from .build import parallel_workers, progress_counter
 from .store import stored_json_rows
-from .text import path_stems
+from .text import path_stems, tokens
 
 FEATURES_PREFIX = "rank-features-"
 # Sellers put a product's main selling points first; a requirement met there is met prominently.
@@ -501,6 +501,7 @@ def _restore(state: dict[str, Any]) -> FeatureStore:
 
 def _token_strings(fields: list[str]) -> list[str]:
     """Each field's tokens joined by single spaces (" ".join(tokens(field))), in one pass."""
+    fields = [f if f.isascii() else " ".join(tokens(f)) for f in fields]  # accents folded
     text = _FIELD_BREAK.join(f.replace(_FIELD_BREAK, " ") for f in fields).lower()
     spaced = text.encode("ascii", "replace").translate(_SPACE_OUT).decode("ascii")
     return [" ".join(part.split()) for part in spaced.split(_FIELD_BREAK)]

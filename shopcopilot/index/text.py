@@ -7,7 +7,17 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+import tantivy
+
 ROOT_CATEGORY = "clothing, shoes & jewelry"
+
+# tantivy's own accent folding ("ß" -> "ss", "é" -> "e"), for the rare text that is not ASCII.
+_FOLDING = (
+    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    .filter(tantivy.Filter.lowercase())
+    .filter(tantivy.Filter.ascii_fold())
+    .build()
+)
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -28,7 +38,11 @@ STOPWORDS = frozenset(
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    """Lower-case ASCII words; accents are folded first ("Café crème" -> cafe, creme)."""
+    lowered = text.lower()
+    if not lowered.isascii():
+        lowered = " ".join(_FOLDING.analyze(lowered))
+    return _TOKEN.findall(lowered)
 
 
 # The few "-f" words whose plural ends in "-ves" ("gloves" and "sleeves" are regular).
