@@ -201,8 +201,9 @@ def _play(lexicon: Lexicon, *messages: str, asked: list[str | None] | None = Non
         state, diff = update(state, message, lexicon, turn)
         diffs.append(diff)
         # asked[i]: the question the agent asked after message i (None: no question)
-        if asked and turn - 1 < len(asked) and asked[turn - 1]:
-            state.questions.append((turn, asked[turn - 1]))
+        question = asked[turn - 1] if asked and turn - 1 < len(asked) else None
+        if question:
+            state.questions.append((turn, question))
     return state, diffs
 
 

@@ -10,13 +10,13 @@ import pickle
 import random
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from shopcopilot.catalog import loader
 from shopcopilot.catalog.loader import CatalogError, parse_line
 from shopcopilot.catalog.product import RecordError, product_from_record
 from shopcopilot.cli import main
@@ -34,80 +34,11 @@ from shopcopilot.index import (
     terms,
 )
 from shopcopilot.index.store import json_text
-from shopcopilot.paths import shared_data_dir
 
-TOP = "Clothing, Shoes & Jewelry"
-
-
-def record(asin: str, title: str, **fields: object) -> dict[str, object]:
-    base: dict[str, object] = {
-        "parent_asin": asin,
-        "title": title,
-        "features": [],
-        "description": [],
-        "price": None,
-        "categories": [TOP],
-        "details": {},
-        "average_rating": 4.0,
-        "rating_number": 10,
-        "store": "",
-    }
-    base.update(fields)
-    return base
-
-
-def filler(count: int) -> list[dict[str, object]]:
-    """Products that all say "everyday" so paging has something to page through."""
-    rng = random.Random(3)
-    words = ["linen", "denim", "fleece", "satin", "tweed", "velvet", "chiffon", "corduroy"]
-    return [
-        record(
-            f"FILL{n:03d}",
-            f"Everyday {rng.choice(words)} {rng.choice(words)} top {'everyday ' * rng.randint(0, 3)}".strip(),
-            features=[f"{rng.choice(words)} blend"],
-            price=float(rng.randint(5, 90)),
-        )
-        for n in range(count)
-    ]
-
-
-HANDWRITTEN = [
-    record("TITLE01", "Quokka Canvas Tote", description=["Roomy bag for daily errands and the market."]),
-    record("DESC01", "Canvas Shopper Tote", description=["Roomy bag with a quokka print for daily errands."]),
-    record("PHRASE1", "Red Cotton Dress Midi", features=["Breathable fabric"]),
-    record("PHRASE2", "Cotton Dress in Red", features=["Breathable fabric"]),
-    record("AND01", "Zephyr Lantern Beanie"),
-    record("OR01", "Zephyr Compass Gloves"),
-    record("OR02", "Lantern Orchard Socks"),
-    record(
-        "PARKA1",
-        "Quilted Parka",
-        price=10.0,
-        categories=[TOP, "Women", "Clothing", "Coats, Jackets & Vests"],
-        details={"Department": "Womens"},
-    ),
-    record(
-        "PARKA2",
-        "Hooded Parka",
-        price=50.0,
-        categories=[TOP, "Men", "Clothing", "Coats, Jackets & Vests"],
-        details={"Department": "Mens"},
-    ),
-    record(
-        "PARKA3",
-        "Belted Parka",
-        price=None,
-        categories=[TOP, "Women", "Clothing", "Coats, Jackets & Vests"],
-        details={"Department": "Womens"},
-    ),
-    record("STORE01", "Plain Knit Cardigan", store="Wombatwear", features=["Ribbed cuffs"]),
-    *filler(24),
-]
-
-
-def write_catalog(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
+# The hand-written catalog and its builders come from conftest.py.
+Records = list[dict[str, object]]
+MakeRecord = Callable[..., dict[str, object]]
+WriteCatalog = Callable[[Path, Records], Path]
 
 
 @pytest.fixture
@@ -117,17 +48,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogIndex]:
-    """One index over the hand-written catalog, shared by the read-only tests."""
-    root = tmp_path_factory.mktemp("index")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
-        index = open_index(write_catalog(root / "catalog.jsonl", HANDWRITTEN), progress=False)
-        yield index
-        index.close()
-
-
 def top_ids(index: CatalogIndex, query: str | Query, backend: str = "tantivy", **options: object) -> list[str]:
     return [hit.parent_asin for hit in index.search(query, backend=backend, **options)]
 
@@ -135,9 +55,9 @@ def top_ids(index: CatalogIndex, query: str | Query, backend: str = "tantivy", *
 # --- the product store ---------------------------------------------------------------
 
 
-def test_store_looks_products_up_by_id(built: CatalogIndex) -> None:
-    store = built.store
-    assert len(store) == len(HANDWRITTEN)
+def test_store_looks_products_up_by_id(hand_index: CatalogIndex, hand_records: Records) -> None:
+    store = hand_index.store
+    assert len(store) == len(hand_records)
     assert "PARKA1" in store and "NOPE" not in store
     assert store.get("PARKA1").title == "Quilted Parka"
     assert store.get("NOPE") is None
@@ -149,123 +69,126 @@ def test_store_looks_products_up_by_id(built: CatalogIndex) -> None:
     assert (facts.price, facts.department, facts.leaf_category) == (50.0, "men", "Coats, Jackets & Vests")
 
 
-def test_store_round_trips_the_record(built: CatalogIndex) -> None:
-    original = next(r for r in HANDWRITTEN if r["parent_asin"] == "STORE01")
-    assert built.store.get("STORE01").to_record() == original
+def test_store_round_trips_the_record(hand_index: CatalogIndex, hand_records: Records) -> None:
+    original = next(r for r in hand_records if r["parent_asin"] == "STORE01")
+    assert hand_index.store.get("STORE01").to_record() == original
 
 
 # --- ranking, both back ends ------------------------------------------------------------
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_exact_title_finds_its_product_first(built: CatalogIndex, backend: str) -> None:
+def test_exact_title_finds_its_product_first(hand_index: CatalogIndex, backend: str) -> None:
     for wanted in ("TITLE01", "PHRASE2", "OR01", "PARKA3", "FILL007"):
-        title = built.store.get(wanted).title
-        assert top_ids(built, title, backend)[0] == wanted
+        title = hand_index.store.get(wanted).title
+        assert top_ids(hand_index, title, backend)[0] == wanted
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_title_term_outranks_the_same_term_in_the_description(built: CatalogIndex, backend: str) -> None:
-    assert top_ids(built, "quokka", backend) == ["TITLE01", "DESC01"]
+def test_title_term_outranks_the_same_term_in_the_description(
+        hand_index: CatalogIndex, backend: str) -> None:
+    assert top_ids(hand_index, "quokka", backend) == ["TITLE01", "DESC01"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_field_weights_can_be_overridden_per_search(built: CatalogIndex, backend: str) -> None:
+def test_field_weights_can_be_overridden_per_search(hand_index: CatalogIndex, backend: str) -> None:
     flipped = {"title": 0.1, "description": 10.0}
-    assert top_ids(built, "quokka", backend, weights=flipped) == ["DESC01", "TITLE01"]
+    assert top_ids(hand_index, "quokka", backend, weights=flipped) == ["DESC01", "TITLE01"]
     # Weight 0 means the field is not searched at all.
-    assert top_ids(built, "quokka", backend, weights={"description": 0.0}) == ["TITLE01"]
-    assert top_ids(built, "wombatwear", backend, weights={"store": 0.0}) == []
+    assert top_ids(hand_index, "quokka", backend, weights={"description": 0.0}) == ["TITLE01"]
+    assert top_ids(hand_index, "wombatwear", backend, weights={"store": 0.0}) == []
 
 
-def test_unknown_weight_field_is_a_clear_error(built: CatalogIndex) -> None:
+def test_unknown_weight_field_is_a_clear_error(hand_index: CatalogIndex) -> None:
     with pytest.raises(ValueError, match="unknown search field 'colour'"):
-        built.search("parka", weights={"colour": 1.0})
+        hand_index.search("parka", weights={"colour": 1.0})
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_phrase_matches_adjacent_words_only(built: CatalogIndex, backend: str) -> None:
-    assert top_ids(built, '"red cotton dress"', backend) == ["PHRASE1"]
-    assert set(top_ids(built, "red cotton dress", backend)) == {"PHRASE1", "PHRASE2"}
+def test_phrase_matches_adjacent_words_only(hand_index: CatalogIndex, backend: str) -> None:
+    assert top_ids(hand_index, '"red cotton dress"', backend) == ["PHRASE1"]
+    assert set(top_ids(hand_index, "red cotton dress", backend)) == {"PHRASE1", "PHRASE2"}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_and_requires_every_term_or_takes_any(built: CatalogIndex, backend: str) -> None:
-    assert top_ids(built, "zephyr AND lantern", backend) == ["AND01"]
-    assert top_ids(built, Query.parse("zephyr lantern", require_all=True), backend) == ["AND01"]
-    either = top_ids(built, "zephyr lantern", backend)
+def test_and_requires_every_term_or_takes_any(hand_index: CatalogIndex, backend: str) -> None:
+    assert top_ids(hand_index, "zephyr AND lantern", backend) == ["AND01"]
+    every_word = Query.parse("zephyr lantern", require_all=True)
+    assert top_ids(hand_index, every_word, backend) == ["AND01"]
+    either = top_ids(hand_index, "zephyr lantern", backend)
     assert either[0] == "AND01" and set(either) == {"AND01", "OR01", "OR02"}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_excluded_terms_remove_hits(built: CatalogIndex, backend: str) -> None:
-    assert set(top_ids(built, "zephyr -compass", backend)) == {"AND01"}
-    assert set(top_ids(built, "zephyr NOT gloves", backend)) == {"AND01"}
-    assert top_ids(built, "-zephyr", backend) == []
+def test_excluded_terms_remove_hits(hand_index: CatalogIndex, backend: str) -> None:
+    assert set(top_ids(hand_index, "zephyr -compass", backend)) == {"AND01"}
+    assert set(top_ids(hand_index, "zephyr NOT gloves", backend)) == {"AND01"}
+    assert top_ids(hand_index, "-zephyr", backend) == []
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_structured_query_with_field_restriction(built: CatalogIndex, backend: str) -> None:
+def test_structured_query_with_field_restriction(hand_index: CatalogIndex, backend: str) -> None:
     in_title = Query((terms("quokka", fields=("title",)),))
-    assert top_ids(built, in_title, backend) == ["TITLE01"]
+    assert top_ids(hand_index, in_title, backend) == ["TITLE01"]
     mixed = Query((terms("parka", occur=Occur.MUST), phrase("quilted parka"), terms("hooded", occur="must_not")))
-    assert top_ids(built, mixed, backend) == ["PARKA1", "PARKA3"]
+    assert top_ids(hand_index, mixed, backend) == ["PARKA1", "PARKA3"]
 
 
-def test_clause_boost_decides_between_equal_matches(built: CatalogIndex) -> None:
+def test_clause_boost_decides_between_equal_matches(hand_index: CatalogIndex) -> None:
     quilted_first = Query((terms("quilted", boost=5.0), terms("belted")))
     belted_first = Query((terms("quilted"), terms("belted", boost=5.0)))
-    assert top_ids(built, quilted_first)[:2] == ["PARKA1", "PARKA3"]
-    assert top_ids(built, belted_first)[:2] == ["PARKA3", "PARKA1"]
+    assert top_ids(hand_index, quilted_first)[:2] == ["PARKA1", "PARKA3"]
+    assert top_ids(hand_index, belted_first)[:2] == ["PARKA3", "PARKA1"]
 
 
-def test_fts5_refuses_boosts_it_cannot_express(built: CatalogIndex) -> None:
+def test_fts5_refuses_boosts_it_cannot_express(hand_index: CatalogIndex) -> None:
     with pytest.raises(UnsupportedQueryError, match="boost"):
-        built.search(Query((terms("parka", boost=2.0),)), backend="fts5")
+        hand_index.search(Query((terms("parka", boost=2.0),)), backend="fts5")
     # No attrs column: it would change bm25's row lengths and so every starter score.
     with pytest.raises(UnsupportedQueryError, match="attrs"):
-        built.search("parka", backend="fts5", weights=DEFAULT_WEIGHTS)
+        hand_index.search("parka", backend="fts5", weights=DEFAULT_WEIGHTS)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_offset_and_limit_slice_one_ranking(built: CatalogIndex, backend: str) -> None:
-    full = built.search("everyday", limit=20, backend=backend)
+def test_offset_and_limit_slice_one_ranking(hand_index: CatalogIndex, backend: str) -> None:
+    full = hand_index.search("everyday", limit=20, backend=backend)
     assert len(full) == 20 and [hit.rank for hit in full] == list(range(1, 21))
-    windows = [built.search("everyday", limit=7, offset=start, backend=backend) for start in (0, 7, 14)]
+    windows = [hand_index.search("everyday", limit=7, offset=start, backend=backend)
+               for start in (0, 7, 14)]
     assert [hit for window in windows for hit in window][:20] == full
-    assert built.search("everyday", limit=5, offset=1000, backend=backend) == []
-    assert built.count("everyday", backend=backend) == 24
+    assert hand_index.search("everyday", limit=5, offset=1000, backend=backend) == []
+    assert hand_index.count("everyday", backend=backend) == 24
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_row_hits_are_the_same_ranking_as_hits(built: CatalogIndex, backend: str) -> None:
-    hits = built.search("cotton dress", limit=20, backend=backend)
-    found = built.search_rows("cotton dress", limit=20, backend=backend)
-    assert [h.parent_asin for h in hits] == built.store.asins_for_rows(found.rows)
+def test_row_hits_are_the_same_ranking_as_hits(hand_index: CatalogIndex, backend: str) -> None:
+    hits = hand_index.search("cotton dress", limit=20, backend=backend)
+    found = hand_index.search_rows("cotton dress", limit=20, backend=backend)
+    assert [h.parent_asin for h in hits] == hand_index.store.asins_for_rows(found.rows)
     assert [h.score for h in hits] == pytest.approx(found.scores)
-    assert all(1 <= row <= len(built.store) for row in found.rows)
+    assert all(1 <= row <= len(hand_index.store) for row in found.rows)
 
 
 def test_a_repeated_search_reuses_its_answer_and_options_are_part_of_the_question(
-        built: CatalogIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    backend = built.backend("tantivy")
+        hand_index: CatalogIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = hand_index.backend("tantivy")
     calls = []
     original = backend.ranked_rows
     monkeypatch.setattr(backend, "ranked_rows", lambda *a, **k: calls.append(1) or original(*a, **k))
-    first = built.search_rows("everyday", limit=15)
-    assert first.rows and built.search_rows("everyday", limit=15) == first and len(calls) == 1
-    built.search_rows("everyday", limit=15, filters=Filters(max_price=40))
-    built.search_rows("everyday", limit=15, weights={"description": 0.0})
-    built.search_rows("everyday", limit=16)
+    first = hand_index.search_rows("everyday", limit=15)
+    assert first.rows and hand_index.search_rows("everyday", limit=15) == first and len(calls) == 1
+    hand_index.search_rows("everyday", limit=15, filters=Filters(max_price=40))
+    hand_index.search_rows("everyday", limit=15, weights={"description": 0.0})
+    hand_index.search_rows("everyday", limit=16)
     assert len(calls) == 4
     with pytest.raises(TypeError):
         first.rows[0] = 0  # shared answers are read-only
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_price_and_department_filters(built: CatalogIndex, backend: str) -> None:
+def test_price_and_department_filters(hand_index: CatalogIndex, backend: str) -> None:
     def found(filters: Filters) -> set[str]:
-        return set(top_ids(built, "parka", backend, filters=filters))
+        return set(top_ids(hand_index, "parka", backend, filters=filters))
 
     assert found(Filters()) == {"PARKA1", "PARKA2", "PARKA3"}
     assert found(Filters(max_price=20)) == {"PARKA1", "PARKA3"}  # unpriced kept by default
@@ -274,12 +197,13 @@ def test_price_and_department_filters(built: CatalogIndex, backend: str) -> None
     assert found(Filters(min_price=10, max_price=10, include_missing_price=False)) == {"PARKA1"}  # inclusive
     assert found(Filters(department="Women")) == {"PARKA1", "PARKA3"}
     assert found(Filters(department=("men", "women"), max_price=20)) == {"PARKA1", "PARKA3"}
-    assert built.count("parka", filters=Filters(department="men"), backend=backend) == 1
+    assert hand_index.count("parka", filters=Filters(department="men"), backend=backend) == 1
 
 
-def test_filters_never_change_scores(built: CatalogIndex) -> None:
-    unfiltered = {hit.parent_asin: hit.score for hit in built.search("parka quilted")}
-    for hit in built.search("parka quilted", filters=Filters(max_price=20, department="women")):
+def test_filters_never_change_scores(hand_index: CatalogIndex) -> None:
+    unfiltered = {hit.parent_asin: hit.score for hit in hand_index.search("parka quilted")}
+    filters = Filters(max_price=20, department="women")
+    for hit in hand_index.search("parka quilted", filters=filters):
         assert hit.score == pytest.approx(unfiltered[hit.parent_asin])
 
 
@@ -291,16 +215,17 @@ def test_bad_filters_are_clear_errors() -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_hostile_text_never_breaks_a_search(built: CatalogIndex, backend: str) -> None:
+def test_hostile_text_never_breaks_a_search(hand_index: CatalogIndex, backend: str) -> None:
     for text in ['"unclosed parka', 'NEAR(parka "a" ) OR * ^ {title}: AND', "-", '""', "   ", 'x"y"z', "AND OR NOT"]:
-        built.search(text, backend=backend)  # must not raise
-    assert top_ids(built, 'parka" OR "{title}:quilted', backend)[0] == "PARKA1"
+        hand_index.search(text, backend=backend)  # must not raise
+    assert top_ids(hand_index, 'parka" OR "{title}:quilted', backend)[0] == "PARKA1"
 
 
 @pytest.mark.parametrize("query", ["quokka", "zephyr lantern", "hooded parka", "plain knit cardigan", '"cotton dress"'])
-def test_back_ends_agree_on_the_top_hit(built: CatalogIndex, query: str) -> None:
+def test_back_ends_agree_on_the_top_hit(hand_index: CatalogIndex, query: str) -> None:
     same = {"limit": 1, "weights": STARTER_WEIGHTS}
-    assert top_ids(built, query, "tantivy", **same) == top_ids(built, query, "fts5", **same)
+    tantivy = top_ids(hand_index, query, "tantivy", **same)
+    assert tantivy == top_ids(hand_index, query, "fts5", **same)
 
 
 def test_query_parsing() -> None:
@@ -324,30 +249,34 @@ def test_query_parsing() -> None:
         terms("x", fields=("colour",))
 
 
-def test_index_pickles_by_path(built: CatalogIndex) -> None:
-    payload = pickle.dumps(built)
+def test_index_pickles_by_path(hand_index: CatalogIndex) -> None:
+    payload = pickle.dumps(hand_index)
     assert len(payload) < 1000  # a path, not the data
     again = pickle.loads(payload)
-    assert again.path == built.path and top_ids(again, "quokka") == top_ids(built, "quokka")
+    assert again.path == hand_index.path
+    assert top_ids(again, "quokka") == top_ids(hand_index, "quokka")
 
 
 # --- build, reuse, rebuild ------------------------------------------------------------
 
 
-def test_index_is_reused_until_the_catalog_changes(cache: Path, tmp_path: Path) -> None:
-    catalog = write_catalog(tmp_path / "c.jsonl", HANDWRITTEN[:6])
+def test_index_is_reused_until_the_catalog_changes(
+        cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog,
+        catalog_record: MakeRecord) -> None:
+    catalog = write_catalog(tmp_path / "c.jsonl", hand_records[:6])
     first = open_index(catalog, progress=False)
     again = open_index(catalog, progress=False)
     assert again.path == first.path and again.manifest["build_id"] == first.manifest["build_id"]
-    write_catalog(catalog, HANDWRITTEN[:6] + [record("NEW01", "Capybara Raincoat")])
+    write_catalog(catalog, hand_records[:6] + [catalog_record("NEW01", "Capybara Raincoat")])
     changed = open_index(catalog, progress=False)
     assert changed.fingerprint != first.fingerprint
     assert top_ids(changed, "capybara") == ["NEW01"]
     assert not first.path.exists()  # the build of the old contents is pruned
 
 
-def test_prune_deletes_only_what_this_version_cannot_open(cache: Path, tmp_path: Path) -> None:
-    current = open_index(write_catalog(tmp_path / "c.jsonl", HANDWRITTEN[:6]), progress=False)
+def test_prune_deletes_only_what_this_version_cannot_open(
+        cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog) -> None:
+    current = open_index(write_catalog(tmp_path / "c.jsonl", hand_records[:6]), progress=False)
     root = current.path.parent
     older = root / "0123456789abcdef0123"  # the same index as an older code version left it
     shutil.copytree(current.path, older)
@@ -368,8 +297,9 @@ def test_prune_deletes_only_what_this_version_cannot_open(cache: Path, tmp_path:
     assert current.path.exists()
 
 
-def test_forced_rebuild_replaces_the_folder(cache: Path, tmp_path: Path) -> None:
-    catalog = write_catalog(tmp_path / "c.jsonl", HANDWRITTEN[:6])
+def test_forced_rebuild_replaces_the_folder(
+        cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog) -> None:
+    catalog = write_catalog(tmp_path / "c.jsonl", hand_records[:6])
     first = open_index(catalog, progress=False)
     rebuilt = open_index(catalog, rebuild=True, progress=False)
     assert rebuilt.path == first.path and rebuilt.manifest["build_id"] != first.manifest["build_id"]
@@ -390,9 +320,10 @@ def _damage(path: Path, how: str) -> None:
 @pytest.mark.parametrize("how", ["truncate", "garble"])
 @pytest.mark.parametrize("target", ["store", "tantivy"])
 def test_damaged_index_is_detected_and_rebuilt(
-    cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, target: str, how: str
+    cache: Path, hand_catalog: Path, hand_records: Records, caplog: pytest.LogCaptureFixture,
+    target: str, how: str
 ) -> None:
-    catalog = write_catalog(tmp_path / "c.jsonl", HANDWRITTEN)
+    catalog = hand_catalog
     index = open_index(catalog, progress=False)
     if target == "store":
         victim = index.path / "store.sqlite"
@@ -404,11 +335,12 @@ def test_damaged_index_is_detected_and_rebuilt(
         reopened = open_index(catalog, progress=False)
     assert "rebuilding" in caplog.text and victim.name in caplog.text
     assert top_ids(reopened, "quokka") == ["TITLE01", "DESC01"]
-    assert len(reopened.store) == len(HANDWRITTEN)
+    assert len(reopened.store) == len(hand_records)
 
 
-def test_damaged_fts5_file_is_rebuilt(cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    catalog = write_catalog(tmp_path / "c.jsonl", HANDWRITTEN)
+def test_damaged_fts5_file_is_rebuilt(
+        cache: Path, hand_catalog: Path, caplog: pytest.LogCaptureFixture) -> None:
+    catalog = hand_catalog
     index = open_index(catalog, progress=False)
     assert top_ids(index, "quokka", "fts5") == ["TITLE01", "DESC01"]
     _damage(index.path / "fts5.sqlite", "garble")
@@ -418,9 +350,12 @@ def test_damaged_fts5_file_is_rebuilt(cache: Path, tmp_path: Path, caplog: pytes
     assert "FTS5 index" in caplog.text
 
 
-def test_invalid_lines_are_skipped_and_reported(cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_invalid_lines_are_skipped_and_reported(
+        cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, hand_records: Records
+) -> None:
     catalog = tmp_path / "c.jsonl"
-    catalog.write_text(json.dumps(HANDWRITTEN[0]) + "\n{not json\n" + json.dumps({"title": "no id"}) + "\n")
+    no_id = json.dumps({"title": "no id"})
+    catalog.write_text(json.dumps(hand_records[0]) + "\n{not json\n" + no_id + "\n")
     with caplog.at_level(logging.WARNING, logger="shopcopilot.index"):
         index = open_index(catalog, progress=False)
     assert len(index.store) == 1
@@ -428,9 +363,12 @@ def test_invalid_lines_are_skipped_and_reported(cache: Path, tmp_path: Path, cap
     assert index.manifest["catalog"]["invalid_lines"] == 2
 
 
-def test_an_infinite_price_is_indexed_as_given(cache: Path, tmp_path: Path) -> None:
+def test_an_infinite_price_is_indexed_as_given(
+        cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
+) -> None:
     # JSON has no infinity, so this one document skips the JSON path to tantivy.
-    records = [record("INF01", "Quokka parka", price="Infinity"), record("FIN01", "Quokka parka", price=12.5)]
+    records = [catalog_record("INF01", "Quokka parka", price="Infinity"),
+               catalog_record("FIN01", "Quokka parka", price=12.5)]
     index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
     assert index.store.get("INF01").price == float("inf")
     assert set(top_ids(index, "quokka")) == {"INF01", "FIN01"}
@@ -438,10 +376,13 @@ def test_an_infinite_price_is_indexed_as_given(cache: Path, tmp_path: Path) -> N
     assert set(top_ids(index, "quokka", filters=Filters(min_price=20))) == {"INF01"}
 
 
-def test_values_orjson_cannot_write_are_stored_as_given(cache: Path, tmp_path: Path) -> None:
+def test_values_orjson_cannot_write_are_stored_as_given(
+        cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
+) -> None:
     # The build writes JSON with orjson, which writes inf as null: such a product takes the
     # stdlib's path and reads back unchanged.
-    records = [record("INF02", "Quokka parka", price="Infinity", average_rating=float("inf"))]
+    records = [catalog_record("INF02", "Quokka parka", price="Infinity",
+                              average_rating=float("inf"))]
     index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
     infinite = index.store.get("INF02")
     assert infinite.price == float("inf") and infinite.average_rating == float("inf")
@@ -452,11 +393,13 @@ def test_values_orjson_cannot_write_are_stored_as_given(cache: Path, tmp_path: P
         assert json.loads(json_text(value, value.get("f", ()))) == value
 
 
-def test_broken_counts_and_half_surrogates_are_indexed_not_fatal(cache: Path, tmp_path: Path) -> None:
+def test_broken_counts_and_half_surrogates_are_indexed_not_fatal(
+        cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
+) -> None:
     # Escaped half of a UTF-16 pair, and counts no 64-bit integer holds: SQLite refuses both,
     # so the loader turns them into U+FFFD and an unknown count.
-    records = [record("HALF01", "Quokka \ud800 parka", rating_number=2**70),
-               record("HUGE01", "Quokka vest", rating_number="1e400")]
+    records = [catalog_record("HALF01", "Quokka \ud800 parka", rating_number=2**70),
+               catalog_record("HUGE01", "Quokka vest", rating_number="1e400")]
     index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
     assert index.store.get("HALF01").title == "Quokka \ufffd parka"
     assert index.store.get("HALF01").rating_number is None and index.store.get("HUGE01").rating_number is None
@@ -482,10 +425,25 @@ _ODD_LINES = [
 ]
 
 
+def halves_replaced(value: Any) -> Any:
+    """`value` with each lone half of a UTF-16 pair as U+FFFD, as no UTF-8 text can hold one."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [halves_replaced(v) for v in value]
+    if isinstance(value, dict):
+        return {halves_replaced(k): halves_replaced(v) for k, v in value.items()}
+    return value
+
+
 @pytest.mark.parametrize("line", _ODD_LINES)
 def test_catalog_lines_read_as_the_stdlib_json_reads_them(line: str) -> None:
     try:
-        expected = product_from_record(loader._exact_record(line))
+        expected = product_from_record(halves_replaced(json.loads(line)))
+    except json.JSONDecodeError as exc:
+        with pytest.raises(RecordError, match=re.escape(f"not valid JSON ({exc.msg})")):
+            parse_line(line)
+        return
     except RecordError as exc:
         with pytest.raises(RecordError, match=re.escape(str(exc))):
             parse_line(line)
@@ -519,8 +477,8 @@ def _open_in_child(catalog: str, cache_folder: str, results: multiprocessing.Que
     results.put((index.fingerprint, index.manifest["build_id"], top_ids(index, "quokka")))
 
 
-def test_concurrent_opens_build_once(cache: Path, tmp_path: Path) -> None:
-    catalog = write_catalog(tmp_path / "c.jsonl", HANDWRITTEN)
+def test_concurrent_opens_build_once(cache: Path, hand_catalog: Path) -> None:
+    catalog = hand_catalog
     context = multiprocessing.get_context("spawn")
     results = context.Queue()
     workers = [context.Process(target=_open_in_child, args=(str(catalog), str(cache), results)) for _ in range(2)]
@@ -538,12 +496,13 @@ def test_concurrent_opens_build_once(cache: Path, tmp_path: Path) -> None:
 # --- CLI -------------------------------------------------------------------------------
 
 
-def test_cli_build_and_search(cache: Path, tmp_path: Path) -> None:
-    catalog = str(write_catalog(tmp_path / "c.jsonl", HANDWRITTEN))
+def test_cli_build_and_search(cache: Path, tmp_path: Path, hand_catalog: Path,
+                              hand_records: Records) -> None:
+    catalog = str(hand_catalog)
     runner = CliRunner()
     built = runner.invoke(main, ["index", "build", "--catalog", catalog])
     assert built.exit_code == 0, built.output
-    assert f"products  {len(HANDWRITTEN)}" in built.output
+    assert f"products  {len(hand_records)}" in built.output
     wide = {"COLUMNS": "200"}
     search = ["search", "quilted parka", "--catalog", catalog, "-k", "3", "--max-price", "20"]
     found = runner.invoke(main, search, env=wide)
@@ -563,30 +522,27 @@ def test_cli_build_and_search(cache: Path, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def real_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogIndex]:
-    data = shared_data_dir()
-    if data is None:
-        pytest.skip("shared data not available")
+def real_index(shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+               ) -> Iterator[CatalogIndex]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(tmp_path_factory.mktemp("real") / "cache"))
-        index = open_index(data / "catalog_harvest.jsonl", progress=False)
+        index = open_index(shared_data / "catalog_harvest.jsonl", progress=False)
         yield index
         index.close()
 
 
-def _public_targets() -> list[str]:
-    data = shared_data_dir()
-    assert data is not None
-    with (data / "public_set.jsonl").open(encoding="utf-8") as handle:
+@pytest.fixture(scope="module")
+def public_targets(shared_data: Path) -> list[str]:
+    with (shared_data / "public_set.jsonl").open(encoding="utf-8") as handle:
         return [json.loads(line)["ground_truth"]["parent_asin"] for line in handle if line.strip()]
 
 
 @pytest.mark.shared
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_real_exact_titles_find_their_products_first(real_index: CatalogIndex, backend: str) -> None:
-    targets = _public_targets()
+def test_real_exact_titles_find_their_products_first(
+        real_index: CatalogIndex, public_targets: list[str], backend: str) -> None:
     ranks = []
-    for asin in targets:
+    for asin in public_targets:
         hits = top_ids(real_index, real_index.store.get(asin).title, backend)
         assert asin in hits, asin  # always in the first ten
         ranks.append(hits.index(asin) + 1)
@@ -607,15 +563,9 @@ def test_real_back_ends_agree_on_most_top_hits(real_index: CatalogIndex) -> None
     assert agree / len(queries) >= 0.6
 
 
-def test_products_and_attributes_come_back_together(tmp_path, monkeypatch):
+def test_products_and_attributes_come_back_together(hand_index: CatalogIndex) -> None:
     """get_many_with_attributes agrees with get() and attributes() one by one."""
-    from shopcopilot.catalog.synth import write_catalog
-    from shopcopilot.index import open_index
-
-    monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path / "cache"))
-    catalog = tmp_path / "c.jsonl"
-    write_catalog(catalog, size=40, seed=2)
-    store = open_index(catalog, progress=False).store
+    store = hand_index.store
     asins = store.ids()[:10] + ["NOT-AN-ID"]
     both = store.get_many_with_attributes(asins)
     assert list(both) == asins[:10]
@@ -623,12 +573,14 @@ def test_products_and_attributes_come_back_together(tmp_path, monkeypatch):
         assert product == store.get(asin) and attributes == store.attributes(asin)
 
 
-def test_searches_run_together_answer_as_each_alone_in_the_order_asked(built: CatalogIndex) -> None:
+def test_searches_run_together_answer_as_each_alone_in_the_order_asked(
+        hand_index: CatalogIndex) -> None:
     asked = [(Query((terms("cotton dress"),)), 20), (Query((terms("everyday"),)), 7), (Query((terms("zzzz"),)), 5),
              (Query((phrase("cotton dress"),)), 12)]
-    together = built.search_rows_together(asked, filters=Filters(max_price=60), weights={"description": 0.0})
-    built._recent.clear()  # answer each alone from the back end again
-    alone = [built.search_rows(q, limit=n, filters=Filters(max_price=60), weights={"description": 0.0})
-             for q, n in asked]
+    options: dict[str, Any] = {"filters": Filters(max_price=60), "weights": {"description": 0.0}}
+    together = hand_index.search_rows_together(asked, **options)
+    fresh = CatalogIndex.load(hand_index.path, hand_index.catalog_path, progress=False)
+    # A second handle on the folder remembers no answers: each is searched alone.
+    alone = [fresh.search_rows(q, limit=n, **options) for q, n in asked]
     assert together == alone and together[0].rows and not together[2].rows
-    assert built.search_rows_together([]) == []
+    assert hand_index.search_rows_together([]) == []

@@ -6,6 +6,8 @@ the candidates are read back as product ids.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from shopcopilot.index import CatalogIndex
@@ -19,17 +21,17 @@ ONE_ROW = RetrievalSettings(base_window=1, browsing_window_bonus=0)
 PARKAS = {"PARKA1", "PARKA2", "PARKA3"}  # priced 10, 50 and not at all
 
 
-def category(value: str, **fields: object) -> Constraint:
+def category(value: str, **fields: Any) -> Constraint:
     return Constraint(attribute=Attribute.CATEGORY, value=value, **fields)
 
 
-def budget(low: float | None = None, high: float | None = None, **fields: object) -> Constraint:
+def budget(low: float | None = None, high: float | None = None, **fields: Any) -> Constraint:
     return Constraint(attribute=Attribute.BUDGET, value=f"{low}-{high}",
                       data={"min": low, "max": high}, **fields)
 
 
 def state_of(*constraints: Constraint, fragments: tuple[Fragment, ...] = (),
-             **fields: object) -> ShoppingState:
+             **fields: Any) -> ShoppingState:
     return ShoppingState(constraints=list(constraints), fragments=list(fragments), **fields)
 
 
