@@ -2,30 +2,41 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Two stamps: the demo needs only the runtime; the tests need the dev tools too.
+# Either one is redone when pyproject.toml changes, so `make demo` then `make test` upgrades.
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install demo test bench-real bench-index bench-agent clean
+.PHONY: install install-dev demo test bench-real bench-index clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip==25.3
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	$(BIN)/pip install --quiet --upgrade pip==26.3
 
-install: $(STAMP)
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(RUNTIME_STAMP)
+
+install-dev: $(DEV_STAMP)
 
 # The web demo on the embedded synthetic catalog (generated and indexed on first use).
-demo: $(STAMP)
+demo: $(RUNTIME_STAMP)
 	$(BIN)/shopcopilot serve $(if $(CI),--no-browser,)
 
-test: $(STAMP) browser-deps
+test: $(DEV_STAMP) browser-deps
 	$(BIN)/python -m pytest
 
 # The 200 public sessions on the real records padded to 50,000 products, both protocols.
-bench-real: $(STAMP)
+bench-real: $(DEV_STAMP)
 	$(BIN)/shopcopilot bench-real --agent $(or $(AGENT),shopcopilot.agent:Agent) -o $(or $(OUT),runs/bench-real)
 
-bench-index: $(STAMP)
+bench-index: $(DEV_STAMP)
 	$(BIN)/python benchmarks/index_bench.py
 
 clean:

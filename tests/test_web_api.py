@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,6 +118,19 @@ def test_index_page_and_static_files_are_served(client: TestClient) -> None:
     assert page.status_code == 200 and "Shopping Copilot" in page.text
     assert client.get("/static/app.js").status_code == 200
     assert "/api/sessions" in client.get("/openapi.json").json()["paths"]
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_the_api_pages_load_their_assets_from_this_server(client: TestClient, page: str) -> None:
+    html = client.get(page)
+    assert html.status_code == 200
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)""", html.text)
+    assert urls and all(url.startswith("/") and not url.startswith("//") for url in urls), urls
+    assert "http" not in html.text  # no CDN, no web font: the pages work offline
+    for url in urls:
+        asset = client.get(url)
+        assert asset.status_code == 200 and len(asset.content) > 1000, url
+    assert "/openapi.json" in html.text
 
 
 def test_a_turn_returns_reply_cards_state_and_the_pipeline_in_order(client: TestClient) -> None:

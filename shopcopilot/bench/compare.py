@@ -45,9 +45,21 @@ def compare_results(before: dict[str, Any], after: dict[str, Any]) -> Comparison
     comparison.differences = [
         f"{key}: {before.get(key)} -> {after.get(key)}"
         for key in ("protocol", "catalog", "sessions_file")
-        if before.get(key) != after.get(key)
+        if _differ(before, after, key)
     ]
     return comparison
+
+
+# Runs record their inputs' content hashes; files named by two paths (a generated set is saved
+# in each run's own folder) are the same input when their contents are.
+_CONTENT_KEYS = {"catalog": "catalog_sha256", "sessions_file": "sessions_sha256"}
+
+
+def _differ(before: dict[str, Any], after: dict[str, Any], key: str) -> bool:
+    content = _CONTENT_KEYS.get(key)
+    if content and before.get(content) and after.get(content):
+        return before[content] != after[content]
+    return before.get(key) != after.get(key)  # runs from before the hashes were recorded
 
 
 def _delta(before: float | None, after: float | None) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..index.catalog_index import HASH_CACHE_FILE, index_root
+from ..index.fingerprint import catalog_sha256
+from .report import write_report
 from .results import RunInfo, build_results, write_results
 from .runner import RunSettings, SessionRun, load_bench_data, run_sessions
 from .sessions_io import Session
@@ -57,14 +63,21 @@ def run_eval(request: EvalRequest, console: Console | None = None) -> dict[str, 
         wall_seconds=round(time.perf_counter() - started, 3),
     )
     results = build_results(runs, info)
+    # What `compare` checks, so that the same inputs named by other paths are the same run.
+    results["catalog_sha256"] = catalog_sha256(request.catalog_path, index_root() / HASH_CACHE_FILE)
+    results["sessions_sha256"] = sessions_sha256(request.sessions)
     write_results(request.out_dir, results, runs)
     if request.report:
-        from .report import write_report  # local: matplotlib is only needed for reports
-
-        write_report(request.out_dir, results, runs)
+        notice = partial(console.print, markup=False, soft_wrap=True)  # one line, as written
+        write_report(request.out_dir, results, runs, notice)
     console.print(results_table(results))
     console.print(summary_line(results))
     return results
+
+
+def sessions_sha256(sessions: Sequence[Session]) -> str:
+    records = [session.to_record() for session in sessions]
+    return hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()
 
 
 def _progress(console: Console) -> Progress:

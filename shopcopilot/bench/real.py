@@ -7,13 +7,12 @@ real records and of the catalog-generation code, so a change to either rebuilds 
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from rich.console import Console
 
 from .. import catalog as catalog_package
-from ..paths import cache_dir, shared_data_dir
+from ..paths import cache_dir, is_partial, shared_data_dir, via_partial
 from .runner import BenchError
 
 PADDED_SIZE = 50_000
@@ -51,9 +50,8 @@ def prepare_real_benchmark(console: Console) -> tuple[Path, Path]:
 
         console.print(f"building the padded catalog {padded} (once) ...")
         # A private partial file: two runs building at once must not write into the same file.
-        partial = padded.with_name(f"{padded.name}.{os.getpid()}.partial")
-        write_padded_catalog(real_catalog, partial, size=PADDED_SIZE, seed=PADDING_SEED)
-        partial.replace(padded)
+        with via_partial(padded) as partial:
+            write_padded_catalog(real_catalog, partial, size=PADDED_SIZE, seed=PADDING_SEED)
         _remove_stale_copies(padded)
     return padded, sessions
 
@@ -62,5 +60,5 @@ def _remove_stale_copies(current: Path) -> None:
     """Padded catalogs built from older real records or generator code can never be used again."""
     prefix = current.name.rsplit("-", 1)[0]
     for stale in current.parent.glob(f"{prefix}-*.jsonl"):
-        if stale != current:
+        if stale != current and not is_partial(stale):  # a partial may be another run's
             stale.unlink(missing_ok=True)

@@ -1,43 +1,74 @@
-"""report.md with PNG plots: hit turns, target ranks, scenarios, respond() latency."""
+"""report.md with PNG plots: hit turns, target ranks, scenarios, respond() latency.
+
+The plots need matplotlib, an extra (`pip install 'shopcopilot[report]'`); without it the
+report is written with its tables only.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
+from .metrics import MISS_TURN
+from .official import TOP_K
+from .runner import SessionRun
 
-matplotlib.use("Agg")  # files only: no display on servers or CI
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-
-from .metrics import MISS_TURN  # noqa: E402
-from .official import TOP_K  # noqa: E402
-from .runner import SessionRun  # noqa: E402
-
+NO_PLOTS = "report plots skipped: matplotlib is not installed (pip install 'shopcopilot[report]')"
 _SCENARIO_BARS = (("hit_rate_at_10", "HitRate@10"), ("mrr", "MRR"), ("recommended_technical_score", "TechScore"))
 
 
-def write_report(directory: Path, results: dict[str, Any], runs: Sequence[SessionRun]) -> Path:
-    """Write the plots and report.md into `directory`; returns the report path."""
+def write_report(
+    directory: Path, results: dict[str, Any], runs: Sequence[SessionRun], notice: Callable[[str], None]
+) -> Path:
+    """Write the plots and report.md into `directory`; returns the report path.
+    Without matplotlib, `notice` gets one line naming the extra and the plots are left out."""
     directory.mkdir(parents=True, exist_ok=True)
+    plt = _pyplot()
+    if plt is None:
+        notice(NO_PLOTS)
+        plots = []
+    else:
+        plots = _write_plots(plt, directory, results, runs)
+    path = directory / "report.md"
+    path.write_text(_markdown(results, plots), encoding="utf-8")
+    return path
+
+
+def _pyplot() -> ModuleType | None:
+    try:
+        import matplotlib
+    except ModuleNotFoundError as exc:
+        if exc.name != "matplotlib":
+            raise  # installed but broken: show why
+        return None
+    matplotlib.use("Agg")  # files only: no display on servers or CI
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _write_plots(
+    plt: ModuleType, directory: Path, results: dict[str, Any], runs: Sequence[SessionRun]
+) -> list[str]:
     plots = {
-        "hit_turns.png": _plot_hit_turns(results["sessions"]),
-        "ranks.png": _plot_ranks(results["sessions"]),
-        "scenarios.png": _plot_scenarios(results["scenario_metrics"]),
-        "latency.png": _plot_latency([turn.latency_ms for run in runs for turn in run.turns]),
+        "hit_turns.png": _plot_hit_turns(plt, results["sessions"]),
+        "ranks.png": _plot_ranks(plt, results["sessions"]),
+        "scenarios.png": _plot_scenarios(plt, results["scenario_metrics"]),
+        "latency.png": _plot_latency(plt, [turn.latency_ms for run in runs for turn in run.turns]),
     }
     for name, figure in plots.items():
         figure.savefig(directory / name, dpi=100, bbox_inches="tight")
         plt.close(figure)
-    path = directory / "report.md"
-    path.write_text(_markdown(results), encoding="utf-8")
-    return path
+    return list(plots)
 
 
-def _plot_hit_turns(sessions: list[dict[str, Any]]) -> plt.Figure:
+def _plot_hit_turns(plt: ModuleType, sessions: list[dict[str, Any]]) -> Figure:
     counts = Counter(s["first_hit_turn"] if s["hit"] else MISS_TURN for s in sessions)
     turns = list(range(1, MISS_TURN + 1))
     figure, axes = plt.subplots(figsize=(7, 3.5))
@@ -50,7 +81,7 @@ def _plot_hit_turns(sessions: list[dict[str, Any]]) -> plt.Figure:
     return figure
 
 
-def _plot_ranks(sessions: list[dict[str, Any]]) -> plt.Figure:
+def _plot_ranks(plt: ModuleType, sessions: list[dict[str, Any]]) -> Figure:
     counts = Counter(s["best_rank"] for s in sessions if s["hit"])
     ranks = list(range(1, TOP_K + 1))
     figure, axes = plt.subplots(figsize=(7, 3.5))
@@ -62,7 +93,7 @@ def _plot_ranks(sessions: list[dict[str, Any]]) -> plt.Figure:
     return figure
 
 
-def _plot_scenarios(scenario_metrics: dict[str, dict[str, Any]]) -> plt.Figure:
+def _plot_scenarios(plt: ModuleType, scenario_metrics: dict[str, dict[str, Any]]) -> Figure:
     names = list(scenario_metrics)
     width = 0.8 / len(_SCENARIO_BARS)
     figure, axes = plt.subplots(figsize=(7, 3.5))
@@ -76,7 +107,7 @@ def _plot_scenarios(scenario_metrics: dict[str, dict[str, Any]]) -> plt.Figure:
     return figure
 
 
-def _plot_latency(latencies_ms: list[float]) -> plt.Figure:
+def _plot_latency(plt: ModuleType, latencies_ms: list[float]) -> Figure:
     figure, axes = plt.subplots(figsize=(7, 3.5))
     axes.hist(latencies_ms or [0.0], bins=40, color="tab:orange")
     axes.set_xlabel("respond() wall time (ms)")
@@ -85,7 +116,7 @@ def _plot_latency(latencies_ms: list[float]) -> plt.Figure:
     return figure
 
 
-def _markdown(results: dict[str, Any]) -> str:
+def _markdown(results: dict[str, Any], plots: list[str]) -> str:
     latency = results["latency"]
     usage = results["reported_token_usage"]
     lines = [
@@ -110,10 +141,7 @@ def _markdown(results: dict[str, Any]) -> str:
         f"Errors: {results['errors']}, timeouts: {results['timeouts']}.",
         *(f"- {example}" for example in results.get("error_examples", [])),
         "",
-        "![hit turns](hit_turns.png)",
-        "![ranks](ranks.png)",
-        "![scenarios](scenarios.png)",
-        "![latency](latency.png)",
+        *(f"![{name.removesuffix('.png').replace('_', ' ')}]({name})" for name in plots),
         "",
     ]
     return "\n".join(lines)

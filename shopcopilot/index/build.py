@@ -8,7 +8,6 @@ build once and share the result.
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import itertools
 import logging
@@ -18,19 +17,19 @@ import shutil
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from filelock import FileLock, Timeout
 
 from ..catalog.loader import CatalogError, LineCheck, LoadReport, open_text, parse_line
 from ..catalog.product import Product, RecordError
 from ..catalog.vocabulary import vocabulary
+from ..workers import parallel_workers, progress_counter
 from .derived import derive
 from .fingerprint import write_json_atomic
 from .integrity import snapshot
@@ -40,9 +39,9 @@ from .tantivy_backend import TANTIVY_DIR, TantivyWriter, document_json
 log = logging.getLogger(__name__)
 
 MANIFEST_FILE = "manifest.json"
+LOCK_SUFFIX = ".lock"
 MAX_LOGGED_PROBLEMS = 5
 PARALLEL_MIN_BYTES = 8 << 20  # about 5k products
-MAX_DERIVE_WORKERS = 4
 PREPARE_BATCH = 256
 IN_FLIGHT_PER_WORKER = 4
 
@@ -52,34 +51,32 @@ def build_lock(root: Path, fingerprint: str, *, wait: bool = True) -> Iterator[b
     """An exclusive lock on one fingerprint, held across processes until the block ends.
     Yields whether it is held: with `wait=False` a lock held elsewhere yields False at once."""
     root.mkdir(parents=True, exist_ok=True)
-    with (root / f"{fingerprint}.lock").open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-@contextmanager
-def progress_counter(description: str, enabled: bool, total: int | None = None) -> Iterator[Callable[..., None]]:
-    """A rich progress line on stderr counting products; yields the tick (`tick(n)` for n at once)."""
-    if not enabled:
-        yield lambda n=1: None
+    lock = FileLock(root / f"{fingerprint}{LOCK_SUFFIX}")
+    try:
+        lock.acquire(timeout=-1 if wait else 0)
+    except Timeout:
+        yield False
         return
-    columns = (
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:,} products"),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda n=1: bar.advance(task, n)
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
+def prune_free_locks(root: Path, *, dry_run: bool = False) -> list[Path]:
+    """Delete the lock files under `root` that no process holds; returns them.
+
+    Each is deleted while held here, and filelock re-opens a lock file deleted under a waiter,
+    so a build that starts meanwhile still excludes the others.
+    """
+    removed = []
+    for path in sorted(root.glob(f"*{LOCK_SUFFIX}")):
+        with build_lock(root, path.name.removesuffix(LOCK_SUFFIX), wait=False) as free:
+            if free:
+                if not dry_run:
+                    path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
 
 
 def build_index(
@@ -180,11 +177,6 @@ def derive_workers(catalog_path: Path) -> int:
     if catalog_path.stat().st_size < PARALLEL_MIN_BYTES:
         return 1
     return parallel_workers()
-
-
-def parallel_workers() -> int:
-    """Worker processes for CPU-bound build steps: one per core, at most MAX_DERIVE_WORKERS."""
-    return max(1, min(MAX_DERIVE_WORKERS, os.cpu_count() or 1))
 
 
 @contextmanager

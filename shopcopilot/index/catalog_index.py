@@ -21,7 +21,8 @@ from typing import Any, Protocol
 
 from .. import paths
 from ..catalog.loader import CatalogError
-from .build import MANIFEST_FILE, build_index, build_lock, progress_counter
+from ..workers import progress_counter
+from .build import MANIFEST_FILE, build_index, build_lock
 from .derived import attributes_version
 from .errors import CorruptIndexError
 from .fields import DEFAULT_WEIGHTS, SEARCH_FIELDS, STARTER_WEIGHTS, resolve_weights

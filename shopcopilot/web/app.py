@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import fastapi_offline
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 
@@ -41,6 +43,9 @@ from .store import (
 )
 
 STATIC_DIR = Path(__file__).parent / "static"
+# Swagger UI and ReDoc as fastapi-offline ships them, served from here: /docs works offline.
+DOCS_ASSETS_DIR = Path(fastapi_offline.__file__).parent / "static"
+DOCS_ASSETS_URL = "/docs/assets"
 STORE_FILE = "web-sessions.sqlite3"
 log = logging.getLogger("shopcopilot.web")
 
@@ -131,10 +136,14 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
         version="0.1.0",
         description=API_DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's own pages load their scripts from a CDN; ours are below
+        redoc_url=None,
     )
     _add_error_handlers(app)
     app.include_router(router)
+    app.include_router(docs_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.mount(DOCS_ASSETS_URL, StaticFiles(directory=DOCS_ASSETS_DIR), name="docs-assets")
     return app
 
 
@@ -342,6 +351,33 @@ async def step_demo_run_streamed(
     """As POST .../step, with each pipeline stage sent as it finishes."""
     async for event in _stream_turn(ctx.service, stored.session_id, ctx.demo.plan_step):
         yield event
+
+
+# ---- API documentation pages, with local assets --------------------------------------------------
+
+docs_router = APIRouter(include_in_schema=False)
+
+
+@docs_router.get("/docs")
+def swagger_ui(request: Request) -> HTMLResponse:
+    return get_swagger_ui_html(
+        openapi_url=request.app.openapi_url,
+        title="Shopping Copilot - API",
+        swagger_js_url=f"{DOCS_ASSETS_URL}/swagger-ui-bundle.js",
+        swagger_css_url=f"{DOCS_ASSETS_URL}/swagger-ui.css",
+        swagger_favicon_url=f"{DOCS_ASSETS_URL}/favicon.png",
+    )
+
+
+@docs_router.get("/redoc")
+def redoc(request: Request) -> HTMLResponse:
+    return get_redoc_html(
+        openapi_url=request.app.openapi_url,
+        title="Shopping Copilot - API",
+        redoc_js_url=f"{DOCS_ASSETS_URL}/redoc.standalone.js",
+        redoc_favicon_url=f"{DOCS_ASSETS_URL}/favicon.png",
+        with_google_fonts=False,
+    )
 
 
 def _chat_plan(body: schemas.NewMessage) -> Callable[[StoredSession], TurnPlan]:
