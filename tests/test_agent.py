@@ -5,36 +5,27 @@ from __future__ import annotations
 
 import importlib
 import json
+from pathlib import Path
 
 import pytest
 
 from shopcopilot.agent import Agent
 from shopcopilot.bench.official import OfficialCustomer, score_recommendations
 from shopcopilot.bench.sessions_io import load_sessions
-from shopcopilot.paths import shared_data_dir
 from shopcopilot.terms import Attribute
 
-SHARED = shared_data_dir()
-needs_shared = pytest.mark.skipif(SHARED is None, reason="../shared/data is absent")
+
+@pytest.fixture(scope="module")
+def agent(synthetic_index):
+    # The generated catalog always: the real records get their own agent and marked test.
+    return Agent(index=synthetic_index)
 
 
 @pytest.fixture(scope="module")
-def catalog(tmp_path_factory):
-    if SHARED is not None:
-        return SHARED / "catalog_harvest.jsonl"
-    from shopcopilot.catalog.synth import write_catalog
-
-    path = tmp_path_factory.mktemp("catalog") / "synthetic.jsonl"
-    write_catalog(path, size=1500, seed=3)
-    return path
-
-
-@pytest.fixture(scope="module")
-def agent(catalog, tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("SHOPCOPILOT_CACHE", str(tmp_path_factory.mktemp("cache")))
-    yield Agent(catalog)
-    mp.undo()
+def real_agent(shared_data, tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SHOPCOPILOT_CACHE", str(tmp_path_factory.mktemp("real-cache")))
+        return Agent(shared_data / "catalog_harvest.jsonl")
 
 
 def test_response_follows_the_official_contract(agent):
@@ -108,12 +99,13 @@ def test_session_export_import_continues_identically(agent):
     assert agent.respond("y", "in black", 2, 10) == expected
 
 
-@needs_shared
-def test_official_conversations_on_real_records_find_their_targets(agent):
+@pytest.mark.shared
+def test_official_conversations_on_real_records_find_their_targets(real_agent, shared_data):
     """Ten public sessions on the real records alone: the copilot finds each target."""
-    sessions = load_sessions(SHARED / "public_set.jsonl")[:10]
+    agent = real_agent
+    sessions = load_sessions(shared_data / "public_set.jsonl")[:10]
     records = {}
-    with open(SHARED / "catalog_harvest.jsonl", encoding="utf-8") as handle:
+    with open(shared_data / "catalog_harvest.jsonl", encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)
             records[record["parent_asin"]] = record
@@ -135,13 +127,12 @@ def test_official_conversations_on_real_records_find_their_targets(agent):
     assert found >= 9
 
 
-def test_starter_shim_is_the_agent(catalog, agent, monkeypatch):
+def test_starter_shim_is_the_agent(synthetic_catalog, synthetic_cache, monkeypatch):
     """The evaluator runs from a folder holding starter/ and calls Agent(catalog_path)."""
-    from pathlib import Path
-
+    monkeypatch.setenv("SHOPCOPILOT_CACHE", str(synthetic_cache))  # reopens the built index
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent))
     module = importlib.import_module("starter.agent")
     assert module.Agent is Agent
-    shim = module.Agent(catalog)
+    shim = module.Agent(synthetic_catalog)
     shim.reset("s", {})
     assert shim.respond("s", "I need a dress", 1, 10)["recommendations"]
