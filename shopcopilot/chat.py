@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from .agent import Agent, TurnResult
+from .catalog.commands import price_text, short_title
+
+if TYPE_CHECKING:
+    from .agent import Agent, TurnResult
+
+TITLE_CHARS = 80
 
 
 @click.command("chat")
-@click.option("--catalog", type=click.Path(path_type=Path), help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).")
+@click.option("--catalog", type=click.Path(path_type=Path),
+              help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).")
 @click.option("--trace", is_flag=True, help="Show each pipeline stage with its timing and output.")
-@click.option("-k", "--top-k", default=10, show_default=True, help="Products to show at most per turn.")
+@click.option("-k", "--top-k", default=10, show_default=True, type=click.IntRange(min=1),
+              help="Products to show at most per turn.")
 def chat(catalog: Path | None, trace: bool, top_k: int) -> None:
     """Talk to the copilot in the terminal. Empty line or Ctrl-D ends the conversation."""
+    from .agent import Agent  # local: the rest of the CLI, --help included, starts faster
+
     console = Console()
     agent = Agent(catalog, progress=True)
     session = f"chat-{uuid.uuid4().hex[:8]}"
@@ -42,8 +52,9 @@ def show_turn(console: Console, agent: Agent, result: TurnResult, trace: bool) -
         table.add_column(column, overflow="fold")
     for rank, rec in enumerate(result.response["recommendations"], start=1):
         product = agent.index.store.get(rec["parent_asin"])
-        price = f"${product.price:g}" if product and product.price is not None else "-"
-        table.add_row(str(rank), price, product.title[:80] if product else rec["parent_asin"], rec.get("reason", ""))
+        price = price_text(product.price if product else None)
+        title = short_title(product.title, TITLE_CHARS) if product else rec["parent_asin"]
+        table.add_row(str(rank), price, title, rec.get("reason", ""))
     console.print(table)
     if trace:
         for event in result.trace:

@@ -30,7 +30,8 @@ USER_PROBLEMS = (CatalogError, CorruptIndexError, SessionFileError, BenchError, 
 STARTER_SHIM = {
     "__init__.py": '"""Drop-in package for the official TechJam evaluator '
     '(`from starter.agent import Agent`)."""\n',
-    "agent.py": "# The official evaluator does `from starter.agent import Agent; Agent(catalog_path)`.\n"
+    "agent.py": "# The official evaluator does "
+    "`from starter.agent import Agent; Agent(catalog_path)`.\n"
     "from shopcopilot.agent import Agent  # noqa: F401\n",
 }
 
@@ -57,7 +58,8 @@ def starter_shim(directory: Path) -> None:
     package = directory / "starter"
     clashes = [name for name, text in STARTER_SHIM.items() if _differs(package / name, text)]
     if clashes:
-        raise click.ClickException(f"{package / clashes[0]} exists with other contents; not replaced")
+        clash = package / clashes[0]
+        raise click.ClickException(f"{clash} exists with other contents; not replaced")
     package.mkdir(parents=True, exist_ok=True)
     for name, text in STARTER_SHIM.items():
         (package / name).write_text(text, encoding="utf-8")

@@ -12,7 +12,7 @@ from platformdirs import user_cache_dir
 
 DEFAULT_SYNTH_SIZE = 50_000
 DEFAULT_SYNTH_SEED = 7
-# synthetic-50000-seed7.partial-<pid>.jsonl.gz, or as earlier versions named them, x.jsonl.<pid>.partial
+# synthetic-50000-seed7.partial-<pid>.jsonl.gz, or x.jsonl.<pid>.partial as earlier versions had it
 _PARTIAL_MARK = re.compile(r"\.partial-(?P<pid>\d+)\.|\.(?P<old_pid>\d+)\.partial$")
 
 

@@ -16,22 +16,28 @@ from ..catalog.loader import CatalogError
 from ..paths import resolve_catalog, shared_data_dir
 from .customer import PROTOCOLS
 from .evaluate import EvalRequest, run_eval
-from .runner import DEFAULT_TURN_TIMEOUT, BenchError, RunSettings, resolve_agent_spec
+from .runner import (
+    DEFAULT_TURN_TIMEOUT,
+    BenchError,
+    RunSettings,
+    load_agent_class,
+    resolve_agent_spec,
+)
 from .sessions_io import Session, SessionFileError, load_sessions, write_sessions
 
+# Results files and session sets report what is wrong with them as ValueError.
 _PROBLEMS = (BenchError, SessionFileError, CatalogError, ValueError, OSError)
 
 
 def _clear_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Known problems end the command with one 'error:' line and exit 1, not a traceback."""
+    """Known problems end the command with one 'Error:' line and exit 1, not a traceback."""
 
     @wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except _PROBLEMS as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
+            raise click.ClickException(str(exc)) from exc
 
     return wrapper
 
@@ -40,18 +46,38 @@ def _command_line() -> str:
     return "shopcopilot " + shlex.join(sys.argv[1:])
 
 
-def _parse_generate(value: str) -> tuple[str, int]:
+def _parse_generate(value: str, param_hint: str) -> tuple[str, int]:
+    from .sessions import KINDS  # local: the generator is only needed with --generate
+
     kind, sep, count = value.partition(":")
     if not sep or not kind or not count.isdigit() or int(count) < 1:
-        raise click.BadParameter(f"expected KIND:N such as iid:200, got {value!r}", param_hint="--generate")
-    return kind, int(count)
+        problem = f"expected KIND:N such as iid:200, got {value!r}"
+    elif kind not in KINDS:
+        problem = f"unknown session kind {kind!r}; expected one of {', '.join(KINDS)}"
+    else:
+        return kind, int(count)
+    raise click.BadParameter(problem, param_hint=param_hint)
 
 
-def _generated_sessions(catalog_path: Path, spec: str, seed: int) -> list[Session]:
-    kind, count = _parse_generate(spec)
+def _generated_sessions(catalog_path: Path, kind: str, count: int, seed: int) -> list[Session]:
     from .sessions import generate_sessions  # local: the generator is only needed with --generate
 
     return list(generate_sessions(catalog_path, kind, count, seed, exclude_targets=_public_targets()))
+
+
+def _agent(spec: str | None) -> str:
+    """The agent spec, resolved and checked: its module imports and has the class."""
+    resolved = resolve_agent_spec(spec)
+    module, sep, name = resolved.partition(":")
+    if not sep or not module or not name:
+        raise click.BadParameter(f"expected MODULE:CLASS, got {resolved!r}", param_hint="--agent")
+    load_agent_class(resolved)  # BenchError, reported as a runtime error, when it cannot load
+    return resolved
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise click.ClickException(f"the output folder is a file: {out_dir}")
 
 
 def _public_targets() -> frozenset[str]:
@@ -99,19 +125,22 @@ def eval_command(agent_spec: str | None, workers: int, turn_timeout: float, no_r
     """Run benchmark sessions against an agent; write DIR/results.json, transcripts.jsonl, report.md."""
     if sessions_path and generate:
         raise click.UsageError("give --sessions or --generate, not both")
+    spec = generate or "iid:200"
+    kind, count = _parse_generate(spec, "--generate")  # all checks first: a typo costs no work
+    agent = _agent(agent_spec)
+    _check_out_dir(out_dir)
     catalog_path = resolve_catalog(catalog)
     if sessions_path:
         sessions, label = load_sessions(sessions_path), str(sessions_path)
     else:
-        spec = generate or "iid:200"
-        sessions = _generated_sessions(catalog_path, spec, seed)
+        sessions = _generated_sessions(catalog_path, kind, count, seed)
         out_dir.mkdir(parents=True, exist_ok=True)
         write_sessions(out_dir / "sessions.jsonl", sessions)
         label = f"generated {spec} seed {seed} ({out_dir / 'sessions.jsonl'})"
     if limit and limit < len(sessions):
         sessions, label = sessions[:limit], f"{label} (first {limit})"
     request = EvalRequest(
-        agent_spec=resolve_agent_spec(agent_spec),
+        agent_spec=agent,
         catalog_path=catalog_path,
         sessions=sessions,
         sessions_label=label,
@@ -150,12 +179,14 @@ def bench_real_command(agent_spec: str | None, workers: int, turn_timeout: float
     """The 200 public sessions on the real records padded to 50,000 products; writes DIR/<protocol>/."""
     from .real import prepare_real_benchmark
 
+    agent = _agent(agent_spec)
+    _check_out_dir(out_dir)
     catalog_path, sessions_path = prepare_real_benchmark(Console(stderr=True))
     sessions = load_sessions(sessions_path)
     protocols = list(PROTOCOLS) if protocol == "both" else [protocol]
     for name in protocols:
         request = EvalRequest(
-            agent_spec=resolve_agent_spec(agent_spec),
+            agent_spec=agent,
             catalog_path=catalog_path,
             sessions=sessions,
             sessions_label=str(sessions_path),
@@ -179,7 +210,8 @@ def bench_real_command(agent_spec: str | None, workers: int, turn_timeout: float
 @_clear_errors
 def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path) -> None:
     """Generate a session set (KIND is iid, long_tail or stress) and save it, to share or re-run."""
-    sessions = _generated_sessions(resolve_catalog(catalog), spec, seed)
+    kind, count = _parse_generate(spec, "KIND:N")
+    sessions = _generated_sessions(resolve_catalog(catalog), kind, count, seed)
     write_sessions(out_path, sessions)
     click.echo(f"wrote {len(sessions)} sessions to {out_path}")
 

@@ -24,7 +24,10 @@ _SCENARIO_BARS = (("hit_rate_at_10", "HitRate@10"), ("mrr", "MRR"), ("recommende
 
 
 def write_report(
-    directory: Path, results: dict[str, Any], runs: Sequence[SessionRun], notice: Callable[[str], None]
+    directory: Path,
+    results: dict[str, Any],
+    runs: Sequence[SessionRun],
+    notice: Callable[[str], None],
 ) -> Path:
     """Write the plots and report.md into `directory`; returns the report path.
     Without matplotlib, `notice` gets one line naming the extra and the plots are left out."""

@@ -9,9 +9,17 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from ..catalog.loader import CatalogError
-from .catalog_index import BACKENDS, DEFAULT_BACKEND, CatalogIndex, index_root, open_index, prune_other_versions
-from .errors import CorruptIndexError
+from ..catalog.commands import price_text, short_title
+from ..paths import cache_dir, orphaned_partials
+from .build import prune_free_locks
+from .catalog_index import (
+    BACKENDS,
+    DEFAULT_BACKEND,
+    CatalogIndex,
+    index_root,
+    open_index,
+    prune_other_versions,
+)
 from .query import Filters, Hit
 
 TITLE_CHARS = 70
@@ -29,36 +37,51 @@ def index_group() -> None:
 
 
 @index_group.command("build")
-@click.option("--catalog", type=click.Path(path_type=Path, dir_okay=False), default=None, help=_CATALOG_HELP)
+@click.option("--catalog", type=click.Path(path_type=Path), default=None, help=_CATALOG_HELP)
 @click.option("--rebuild", is_flag=True, help="Build again even if a valid index exists.")
 def build_command(catalog: Path | None, rebuild: bool) -> None:
     """Build (or verify and reuse) the index of a catalog and print where it lives."""
     started = time.perf_counter()
-    index = _open(catalog, rebuild)
+    index = open_index(catalog, rebuild=rebuild, progress=True)
     manifest = index.manifest
     click.echo(f"index     {index.path}")
     click.echo(f"catalog   {index.catalog_path}")
     click.echo(f"products  {manifest['products']:,}")
-    click.echo(f"built at  {manifest['built_at']} (steps, s: {manifest.get('timings_s', {})})")
+    click.echo(f"built at  {manifest['built_at']}{_build_steps(manifest.get('timings_s', {}))}")
     click.echo(f"ready in  {time.perf_counter() - started:.2f} s")
+
+
+def _build_steps(timings: dict[str, float]) -> str:
+    """' (took 1.23 s: write products 1.10 s, checksums 0.13 s)', or nothing without timings."""
+    if not timings:
+        return ""
+    steps = ", ".join(f"{step.replace('_', ' ')} {secs:.2f} s" for step, secs in timings.items())
+    return f" (took {sum(timings.values()):.2f} s: {steps})"
 
 
 @index_group.command("prune")
 @click.option("--dry-run", is_flag=True, help="Only list what would be deleted.")
 def prune_command(dry_run: bool) -> None:
     """Delete cached indexes that this version can never open again (built by other code
-    versions, or damaged) and leftovers of crashed builds. Run it when no older version is running."""
+    versions, or damaged), leftovers of crashed builds, lock files no process holds, and
+    catalogs half-written by a process that was killed. Run it when no older version is running."""
     root = index_root()
-    removed = prune_other_versions(root, dry_run=dry_run)
+    folders = prune_other_versions(root, dry_run=dry_run)
+    locks = prune_free_locks(root, dry_run=dry_run)  # after the folders: pruning them takes locks
+    partials = orphaned_partials(cache_dir())
+    if not dry_run:
+        for path in partials:
+            path.unlink(missing_ok=True)
     verb = "would delete" if dry_run else "deleted"
-    for folder in removed:
-        click.echo(f"{verb} {folder}")
-    click.echo(f"{verb} {len(removed)} folder(s) under {root}")
+    for path in [*folders, *locks, *partials]:
+        click.echo(f"{verb} {path}")
+    click.echo(f"{verb} {len(folders)} folder(s) under {root}")
+    click.echo(f"{verb} {len(locks)} unused lock file(s) and {len(partials)} partial catalog(s)")
 
 
 @click.command("search")
 @click.argument("query")
-@click.option("--catalog", type=click.Path(path_type=Path, dir_okay=False), default=None, help=_CATALOG_HELP)
+@click.option("--catalog", type=click.Path(path_type=Path), default=None, help=_CATALOG_HELP)
 @click.option("-k", "--limit", default=10, show_default=True, type=click.IntRange(min=1), help="How many hits.")
 @click.option("--offset", default=0, show_default=True, type=click.IntRange(min=0), help="Skip this many hits.")
 @click.option("--min-price", type=click.FloatRange(min=0), default=None, help="Lowest price (unpriced items kept).")
@@ -76,23 +99,19 @@ def search_command(
     backend: str,
 ) -> None:
     """Search the catalog: words are OR-ed; use "quoted phrases", AND, +required and -excluded."""
-    index = _open(catalog, rebuild=False)
+    if min_price is not None and max_price is not None and min_price > max_price:
+        problem = f"{price_text(min_price)} is above --max-price {price_text(max_price)}"
+        raise click.BadParameter(problem, param_hint="--min-price")
+    index = open_index(catalog, progress=True)
     try:
         filters = Filters(min_price=min_price, max_price=max_price, department=department)
         started = time.perf_counter()
         hits = index.search(query, limit=limit, offset=offset, filters=filters, backend=backend)
         elapsed_ms = (time.perf_counter() - started) * 1000
-    except (ValueError, CorruptIndexError) as exc:
+    except ValueError as exc:  # a query the back end cannot express
         raise click.ClickException(str(exc)) from exc
     console = Console()
     console.print(_table(index, hits, f"{len(hits)} hits for {query!r} ({backend}, {elapsed_ms:.1f} ms)"))
-
-
-def _open(catalog: Path | None, rebuild: bool) -> CatalogIndex:
-    try:
-        return open_index(catalog, rebuild=rebuild, progress=True)
-    except (CatalogError, CorruptIndexError) as exc:
-        raise click.ClickException(str(exc)) from exc
 
 
 def _table(index: CatalogIndex, hits: list[Hit], title: str) -> Table:
@@ -105,7 +124,7 @@ def _table(index: CatalogIndex, hits: list[Hit], title: str) -> Table:
     table.add_column("leaf category")
     for hit in hits:
         product = products[hit.parent_asin]
-        price = "-" if product.price is None else f"{product.price:.2f}"
-        title = product.title if len(product.title) <= TITLE_CHARS else product.title[: TITLE_CHARS - 1] + "…"
-        table.add_row(str(hit.rank), f"{hit.score:.3f}", hit.parent_asin, price, title, product.leaf_category)
+        title = short_title(product.title, TITLE_CHARS)
+        row = (str(hit.rank), f"{hit.score:.3f}", hit.parent_asin, price_text(product.price), title)
+        table.add_row(*row, product.leaf_category)
     return table

@@ -17,7 +17,7 @@ BROWSER_WAIT_SECONDS = 120.0
 
 
 @click.command("serve")
-@click.option("--catalog", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+@click.option("--catalog", type=click.Path(path_type=Path),
               help="Catalog (.jsonl or .jsonl.gz). Default: the embedded synthetic catalog.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
@@ -28,7 +28,7 @@ BROWSER_WAIT_SECONDS = 120.0
               help="Seconds of inactivity after which a session expires.")
 @click.option("--max-sessions", default=DEFAULT_MAX_SESSIONS, show_default=True, type=click.IntRange(min=1),
               help="Live sessions kept; one more evicts the session idle the longest.")
-@click.option("--demo-sessions", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+@click.option("--demo-sessions", type=click.Path(path_type=Path),
               help="A session file (JSONL) for demo mode, besides the generated set.")
 @click.option("--demo-generated", default=12, show_default=True, type=click.IntRange(min=0),
               help="How many sessions to generate from the catalog for demo mode.")
@@ -40,25 +40,19 @@ def serve(catalog: Path | None, host: str, port: int, no_browser: bool, store_pa
     """Serve the web demo: chat, recommendations, the shopper's state and the pipeline, live."""
     import uvicorn  # local: the CLI's other commands need no web server
 
-    from ..bench.sessions_io import SessionFileError, load_sessions
-    from ..catalog.loader import CatalogError
+    from ..bench.sessions_io import load_sessions
     from ..index import open_index
     from ..paths import resolve_catalog
     from ..index.features import ensure_built
     from .app import WebSettings
 
-    try:  # build (or check) the index and the ranking features once, here, with progress bars,
-        # rather than silently in every worker at startup
-        index = open_index(resolve_catalog(catalog))
-        ensure_built(index.store, index.path, progress=True)
-        index.close()
-    except CatalogError as exc:
-        raise click.ClickException(str(exc)) from exc
-    if demo_sessions is not None:
-        try:  # a bad file is reported now, naming its line, rather than by the running server
-            load_sessions(demo_sessions)
-        except SessionFileError as exc:
-            raise click.ClickException(str(exc)) from exc
+    if demo_sessions is not None:  # a bad file is reported now, naming its line, not by the server
+        load_sessions(demo_sessions)
+    # Build (or check) the index and the ranking features once, here, with progress bars,
+    # rather than silently in every worker at startup.
+    index = open_index(resolve_catalog(catalog))
+    ensure_built(index.store, index.path, progress=True)
+    index.close()
 
     settings = WebSettings(
         catalog_path=catalog,
