@@ -7,24 +7,25 @@ import pickle
 import numpy as np
 import pytest
 
-from shopcopilot.catalog.synth import write_catalog
-from shopcopilot.index import open_index
 from shopcopilot.index import features as F
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("features")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
-    write_catalog(root / "catalog.jsonl", size=1200, seed=5)
-    yield open_index(root / "catalog.jsonl", progress=False)
-    mp.undo()
+def index(synthetic_index):
+    """The generated catalog's index from conftest.py (the agent tests read it too)."""
+    return synthetic_index
+
+
+def ragged(rows: list[list[int]]) -> F.Ragged:
+    """Row r holds rows[r]."""
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=ptr[1:])
+    return F.Ragged(ptr, np.array([i for r in rows for i in r], dtype=np.int32))
 
 
 def test_gather_returns_each_rows_ids_in_order():
-    ragged = F._ragged([[1, 2], [], [3], [4, 5, 6]])
-    owner, ids = ragged.gather(np.array([3, 0, 1, 2]))
+    ragged_rows = ragged([[1, 2], [], [3], [4, 5, 6]])
+    owner, ids = ragged_rows.gather(np.array([3, 0, 1, 2]))
     assert owner.tolist() == [0, 0, 0, 1, 1, 3]
     assert ids.tolist() == [4, 5, 6, 1, 2, 3]
 
@@ -34,7 +35,7 @@ def test_postings_list_the_rows_holding_each_id_as_a_scan_would(id_count):
     rng = np.random.default_rng(id_count)
     rows = [sorted(set(rng.integers(0, id_count, rng.integers(0, 6)).tolist())) for _ in range(300)]
     rows[7] = [id_count - 1, 0]  # the extremes, in a row not sorted by id
-    postings = F.Postings.of(F._ragged(rows), id_count)
+    postings = F.Postings.of(ragged(rows), id_count)
     for wanted in {0, id_count - 1, *rng.integers(0, id_count, 20).tolist(), *rows[150]}:
         assert postings.rows_of(wanted).tolist() == [r for r, ids in enumerate(rows) if wanted in ids]
 
@@ -50,13 +51,16 @@ def test_holders_answer_for_any_rows_in_any_order(held):
     assert halves.among(asked).tolist() == holders.among(asked).tolist()
 
 
-def test_stable_order_equals_numpys_stable_argsort():
+def test_postings_order_rows_as_numpys_stable_argsort_of_their_ids():
+    # One id per row: the postings' rows are then the rows sorted by id, ties in row order.
     ids = np.random.default_rng(3).integers(0, 200_000, 5_000).astype(np.int32)
-    assert F._stable_order(ids).tolist() == np.argsort(ids, kind="stable").tolist()
+    postings = F.Postings.of(ragged([[i] for i in ids.tolist()]), 200_000)
+    assert postings.rows.tolist() == np.argsort(ids, kind="stable").tolist()
 
 
 def test_parallel_slices_equal_one_build(index, monkeypatch):
-    whole = F._build_slice((index.store.path, 0, len(index.store)))
+    monkeypatch.setattr(F, "SLICE_ROWS", len(index.store))
+    whole = F.build_features(index.store)  # one slice, in this process
     monkeypatch.setattr(F, "SLICE_ROWS", 250)
     monkeypatch.setattr(F, "PARALLEL_MIN_ROWS", 0)
     sliced = F.build_features(index.store)
