@@ -216,7 +216,50 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
     click.echo(f"wrote {len(sessions)} sessions to {out_path}")
 
 
+@click.command("eval-understanding")
+@click.option("--split", type=click.Choice(["dev", "test", "fresh", "all"]), default="dev", show_default=True,
+              help="Corpus split: tune on dev; test and fresh are for reporting only.")
+@click.option("--catalog", type=click.Path(path_type=Path), default=None,
+              help="Catalog JSONL(.gz) (default: the real records padded to 50,000 when the shared "
+                   "data is here, else the synthetic 50k catalog).")
+@click.option("--corpus", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Corpus folder (default: benchmarks/data/understanding).")
+@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), default=Path("runs/understanding"),
+              show_default=True)
+@_clear_errors
+def eval_understanding_command(split: str, catalog: Path | None, corpus: Path | None, out_dir: Path) -> None:
+    """Per-slot precision / recall / F1 and exact-state match of the copilot's understanding on
+    the annotated corpus; writes DIR/understanding.json and DIR/misses.jsonl."""
+    import json
+
+    from ..agent import Agent
+    from . import understanding
+
+    cases = understanding.load_corpus(corpus or understanding.CORPUS_DIR, split)
+    if not cases:
+        raise BenchError(f"the {split} split of the corpus is empty")
+    agent = Agent(_understanding_catalog(catalog), warm_up=False)
+    report = understanding.evaluate(agent, cases, understanding.node_resolver(agent))
+    summary = report.to_dict(sum(not c.exchange for c in cases), sum(c.exchange for c in cases), split)
+    summary["command"] = _command_line()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "understanding.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    with (out_dir / "misses.jsonl").open("w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(miss) + "\n" for miss in report.misses)
+    Console().print(understanding.report_table(summary))
+    click.echo(f"wrote {out_dir / 'understanding.json'}")
+
+
+def _understanding_catalog(catalog: Path | None) -> Path:
+    if catalog is not None or shared_data_dir() is None:
+        return resolve_catalog(catalog)
+    from .real import prepare_real_benchmark
+
+    return prepare_real_benchmark(Console(stderr=True))[0]
+
+
 def register(group: click.Group) -> None:
     """Add the benchmark commands to the top-level CLI."""
-    for command in (eval_command, compare_command, bench_real_command, sessions_command):
+    for command in (eval_command, compare_command, bench_real_command, sessions_command,
+                    eval_understanding_command):
         group.add_command(command)

@@ -1,0 +1,67 @@
+"""The understanding benchmark: corpus loading, the reading of a state into slots, scoring."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shopcopilot.agent import Agent
+from shopcopilot.bench import understanding as U
+
+
+def test_the_corpus_loads_and_both_splits_hold_utterances_and_exchanges() -> None:
+    dev, test = U.load_corpus(split="dev"), U.load_corpus(split="test")
+    for cases in (dev, test):
+        assert sum(not c.exchange for c in cases) >= 300
+        assert sum(c.exchange for c in cases) >= 75
+    assert not {c.id for c in dev} & {c.id for c in test}
+
+
+def test_a_bad_corpus_line_is_reported_with_file_and_line(tmp_path: Path) -> None:
+    good = {"id": "u1", "split": "dev", "text": "red shoes", "expect": {"item": "Shoes"}}
+    (tmp_path / "utterances.jsonl").write_text(json.dumps(good) + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(U.CorpusError, match=r"utterances.jsonl:2"):
+        U.load_corpus(tmp_path)
+
+
+def test_unknown_split_is_refused() -> None:
+    with pytest.raises(U.CorpusError, match="unknown split"):
+        U.load_corpus(split="train")
+
+
+def test_nodes_resolve_to_the_deepest_node_the_words_name() -> None:
+    paths = [("Clothing, Shoes & Jewelry", "Women", "Jewelry", "Earrings", "Hoop"),
+             ("Clothing, Shoes & Jewelry", "Women", "Shoes"),
+             ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses")]
+    nodes = U.NodeResolver(paths)
+    assert nodes.resolve(["hoop", "earring"]) == "Hoop"
+    assert nodes.resolve(["earring"]) == "Earrings"
+    assert nodes.resolve(["dress", "shoe"]) == "Shoes"  # the head names the item
+    assert nodes.resolve(["women"]) is None  # who it is for is no item
+
+
+def test_scores_count_hits_misses_and_extras() -> None:
+    counts = U.SlotCounts()
+    counts.add({"red", "blue"}, {"red", "green"}, U._same)
+    assert (counts.tp, counts.fp, counts.fn) == (1, 1, 1)
+    assert counts.scores()["f1"] == 0.5
+
+
+def test_expected_budget_and_sizes_take_the_states_forms() -> None:
+    want = U.expected({"budget": {"max": 1299.99}, "size": ["xl", "10.5"], "colors": ["navy"]})
+    assert want["budget"] == {(None, 1299.99, None)}
+    assert want["size"] == {"XL", "10.5"}
+    assert want["colors"] == {"blue"}  # the vocabulary's canonical colour
+
+
+def test_evaluate_plays_a_case_and_reads_the_state(synthetic_index) -> None:
+    agent = Agent(index=synthetic_index, warm_up=False)
+    case = U.Case("u1", "dev", (U.Turn("red dresses under $40", {"budget": {"max": 40}, "colors": ["red"]}),),
+                  exchange=False)
+    report = U.evaluate(agent, [case], U.NodeResolver([]))
+    summary = report.to_dict(1, 0, "dev")
+    assert summary["slots"]["budget"]["recall"] == 1.0
+    assert summary["slots"]["colors"]["recall"] == 1.0
+    assert summary["n_turns"] == 1
