@@ -6,6 +6,7 @@ import json
 import re
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,6 @@ from shopcopilot.catalog import attributes as attributes_module
 from shopcopilot.catalog.attributes import Attributes, AttributesError, MaterialShare, derive
 from shopcopilot.catalog.product import Product, product_from_record
 from shopcopilot.catalog.vocabulary import Measure
-from shopcopilot.paths import shared_data_dir
 
 
 def _product(title: str = "Plain Item", **fields) -> Product:
@@ -224,11 +224,8 @@ def test_descriptions_lose_markup_and_runs_of_whitespace() -> None:
 
 
 @pytest.fixture(scope="module")
-def real_products() -> dict[str, Product]:
-    data = shared_data_dir()
-    if data is None:
-        pytest.skip("shared real data not available")
-    with (data / "catalog_harvest.jsonl").open(encoding="utf-8") as handle:
+def real_products(shared_data: Path) -> dict[str, Product]:
+    with (shared_data / "catalog_harvest.jsonl").open(encoding="utf-8") as handle:
         products = [product_from_record(json.loads(line)) for line in handle if line.strip()]
     return {p.parent_asin: p for p in products}
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -25,18 +27,21 @@ from shopcopilot.bench.official import (
     score_recommendations,
 )
 from shopcopilot.bench.sessions_io import Session
-from shopcopilot.paths import shared_data_dir
+
+LineReader = Callable[[int], dict]
 
 
-def harvest_line(number: int) -> dict:
-    data_dir = shared_data_dir()
-    if data_dir is None:
-        pytest.skip("shared data not available")
-    with (data_dir / "catalog_harvest.jsonl").open(encoding="utf-8") as handle:
-        for index, line in enumerate(handle, start=1):
-            if index == number:
-                return json.loads(line)
-    raise AssertionError(f"catalog_harvest.jsonl has fewer than {number} lines")
+@pytest.fixture(scope="module")
+def harvest_line(shared_data: Path) -> LineReader:
+    """line(n): the real catalog's record on line n (from 1)."""
+    with (shared_data / "catalog_harvest.jsonl").open(encoding="utf-8") as handle:
+        lines = handle.readlines()
+
+    def line(number: int) -> dict:
+        assert number <= len(lines), f"catalog_harvest.jsonl has fewer than {number} lines"
+        return json.loads(lines[number - 1])
+
+    return line
 
 
 def session(scenario: str, sample_id: str = "fixture_1", **extra) -> Session:
@@ -122,7 +127,7 @@ def test_two_candidates_reuse_the_first_as_soft_preference() -> None:
 
 
 @pytest.mark.shared
-def test_real_scrub_pants_card() -> None:
+def test_real_scrub_pants_card(harvest_line: LineReader) -> None:
     # Line 1: the first material word is "Polyester" in the first feature; the first color
     # word in the searchable text is "White", near the end of the last feature.
     record = harvest_line(1)
@@ -134,7 +139,7 @@ def test_real_scrub_pants_card() -> None:
 
 
 @pytest.mark.shared
-def test_real_bra_card_has_no_material_or_color() -> None:
+def test_real_bra_card_has_no_material_or_color(harvest_line: LineReader) -> None:
     # Line 63: no material or color word anywhere, one feature, then the details in order.
     record = harvest_line(63)
     details = record["details"]
@@ -146,7 +151,7 @@ def test_real_bra_card_has_no_material_or_color() -> None:
 
 
 @pytest.mark.shared
-def test_real_record_with_a_dash_price_and_one_detail() -> None:
+def test_real_record_with_a_dash_price_and_one_detail(harvest_line: LineReader) -> None:
     # Line 420: price is the string "—" (printed as stored), one detail, no material/color.
     record = harvest_line(420)
     assert record["price"] == "—"
@@ -158,7 +163,7 @@ def test_real_record_with_a_dash_price_and_one_detail() -> None:
 
 
 @pytest.mark.shared
-def test_real_record_with_only_a_color_in_the_title() -> None:
+def test_real_record_with_only_a_color_in_the_title(harvest_line: LineReader) -> None:
     # Line 1428: no features or details; "Black" ends the title; dash price.
     card = derive_intent_card(harvest_line(1428))
     assert card.hard_constraints == ("color: black", "budget around $—")
@@ -166,7 +171,7 @@ def test_real_record_with_only_a_color_in_the_title() -> None:
 
 
 @pytest.mark.shared
-def test_real_record_with_nothing_but_a_title() -> None:
+def test_real_record_with_nothing_but_a_title(harvest_line: LineReader) -> None:
     record = harvest_line(1034)  # no features, details or price
     card = derive_intent_card(record)
     assert card.hard_constraints == (record["title"],)
@@ -187,7 +192,7 @@ def test_category_phrase_rules() -> None:
 
 
 @pytest.mark.shared
-def test_real_category_phrases() -> None:
+def test_real_category_phrases(harvest_line: LineReader) -> None:
     assert category_phrase(harvest_line(1)["categories"]) == "Medical Scrub Bottoms"
     assert category_phrase(harvest_line(63)["categories"]) == "Bras Everyday Bras"
     assert category_phrase(harvest_line(420)["categories"]) == "Shoes & Jewelry Novelty & More"
@@ -286,7 +291,7 @@ def test_boundary_reply_is_used_once_and_discloses_nothing() -> None:
 
 
 @pytest.mark.shared
-def test_real_replies_for_the_bra() -> None:
+def test_real_replies_for_the_bra(harvest_line: LineReader) -> None:
     record = harvest_line(63)
     shopper = customer(record, "browsing")
     assert shopper.first_message() == "I'm looking for Bras Everyday Bras, but I'm still exploring."

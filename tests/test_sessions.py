@@ -20,7 +20,6 @@ from shopcopilot.bench.sessions import (
 from shopcopilot.bench.sessions_io import load_sessions
 from shopcopilot.catalog.loader import CatalogError
 from shopcopilot.catalog.vocabulary import find_measures
-from shopcopilot.paths import shared_data_dir
 
 # Leaf categories with very different sizes, so "rare" means something.
 LEAVES = {"T-Shirts": 120, "Dresses": 80, "Sneakers": 60, "Hoop": 25, "Belts": 10,
@@ -165,10 +164,8 @@ def test_bad_requests_fail_with_a_clear_message(catalog: Path, tmp_path: Path) -
 
 
 @pytest.mark.shared
-def test_real_records_give_sets_disjoint_from_the_public_set() -> None:
-    data = shared_data_dir()
-    if data is None:
-        pytest.skip("shared data not available")
+def test_real_records_give_sets_disjoint_from_the_public_set(shared_data: Path) -> None:
+    data = shared_data
     public = {s.target_asin for s in load_sessions(data / "public_set.jsonl")}
     catalog = data / "catalog_harvest.jsonl"
     for kind in KINDS:

@@ -19,7 +19,6 @@ from shopcopilot.catalog.padding import write_padded_catalog
 from shopcopilot.catalog.synth import ID_PREFIX, iter_synthetic, write_catalog
 from shopcopilot.catalog.synth.vocabulary import load_vocabulary
 from shopcopilot.cli import main
-from shopcopilot.paths import shared_data_dir
 
 REQUIRED_GROUPS = {
     "Women", "Men", "Girls", "Boys", "Baby", "Novelty & More", "Shoes", "Jewelry", "Watches",
@@ -177,11 +176,8 @@ def test_padding_rejects_size_below_real_count(tmp_path: Path) -> None:
 
 
 @pytest.mark.shared
-def test_padding_real_catalog_ids_never_collide(tmp_path: Path) -> None:
-    data = shared_data_dir()
-    if data is None:
-        pytest.skip("shared data not available")
-    real_path = data / "catalog_harvest.jsonl"
+def test_padding_real_catalog_ids_never_collide(tmp_path: Path, shared_data: Path) -> None:
+    real_path = shared_data / "catalog_harvest.jsonl"
     real_products, _ = load_catalog(real_path)
     size = len(real_products) + 500
     out = write_padded_catalog(real_path, tmp_path / "padded.jsonl.gz", size=size, seed=7)
@@ -194,11 +190,9 @@ def test_padding_real_catalog_ids_never_collide(tmp_path: Path) -> None:
 
 
 @pytest.mark.shared
-def test_every_real_leaf_group_has_synthetic_neighbours(sample: list[dict]) -> None:
-    data = shared_data_dir()
-    if data is None:
-        pytest.skip("shared data not available")
-    real, _ = load_catalog(data / "catalog_harvest.jsonl")
+def test_every_real_leaf_group_has_synthetic_neighbours(sample: list[dict], shared_data: Path
+                                                         ) -> None:
+    real, _ = load_catalog(shared_data / "catalog_harvest.jsonl")
     synthetic_parents = {tuple(record["categories"][:4]) for record in sample}
     standard = [p for p in real if len(p.categories) >= 4 and p.categories[1] in {"Women", "Men"}]
     covered = sum(tuple(p.categories[:4]) in synthetic_parents for p in standard)
