@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from shopcopilot.state import Lexicon, ShoppingState, StateDiff, update
 
 TOP = "Clothing, Shoes & Jewelry"
 SHARED_FIXTURE = "shared_data"
+LOOKUP = "shared_data_dir"  # the name library modules call it by
 
 
 # --- the real records ----------------------------------------------------------------------------
@@ -49,6 +51,26 @@ def shared_data() -> Path:
     if folder is None:
         pytest.skip("the real records (../shared/data or SHOPCOPILOT_SHARED_DATA) are absent")
     return folder
+
+
+def _no_shared_data() -> None:
+    """What library code finds when it looks for the real records during the tests."""
+
+
+def _swap_lookup(old: object, new: object) -> None:
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] == "shopcopilot" and getattr(module, LOOKUP, None) is old:
+            setattr(module, LOOKUP, new)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def library_finds_no_shared_data() -> Iterator[None]:
+    """Some library code looks for ../shared/data itself (the web demo's public sessions, the
+    CLI's public targets, the understanding benchmark's category paths): it finds none, so no
+    test's inputs change with the folder. Marked tests get the records from `shared_data`."""
+    _swap_lookup(shared_data_dir, _no_shared_data)
+    yield
+    _swap_lookup(_no_shared_data, shared_data_dir)  # modules imported since bound the stand-in
 
 
 # --- hand-written catalogs -----------------------------------------------------------------------
