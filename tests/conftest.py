@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -209,10 +209,23 @@ LEXICON_PATHS = {
 }
 
 
+def _make_lexicon(*more_paths: dict[tuple[str, ...], int], brands: Iterable[str] = ()) -> Lexicon:
+    paths = dict(LEXICON_PATHS)
+    for more in more_paths:
+        paths.update(more)
+    return Lexicon(paths, brands)
+
+
+@pytest.fixture(scope="session")
+def make_lexicon() -> Callable[..., Lexicon]:
+    """make(*more_paths, brands=()) -> a Lexicon over the paths of `lexicon` and more."""
+    return _make_lexicon
+
+
 @pytest.fixture(scope="session")
 def lexicon() -> Lexicon:
     """A few category paths (one with a price in its name) and two brands."""
-    return Lexicon(LEXICON_PATHS, ["Nike", "Cherokee"])
+    return _make_lexicon(brands=["Nike", "Cherokee"])
 
 
 def _play(lexicon: Lexicon, *messages: str, asked: list[str | None] | None = None

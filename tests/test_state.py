@@ -4,32 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from shopcopilot.state import Lexicon, ShoppingState, update
+from shopcopilot.state import Lexicon, ShoppingState
 from shopcopilot.state.budget import parse_budget
 
-PATHS = {
-    ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Running"): 40,
-    ("Clothing, Shoes & Jewelry", "Women", "Jewelry", "Necklaces"): 30,
-    ("Clothing, Shoes & Jewelry", "Women", "Handbags & Wallets", "Handbags Under $30"): 5,
-    ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"): 50,
-    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"): 80,
-}
-
-
-@pytest.fixture(scope="module")
-def lexicon() -> Lexicon:
-    return Lexicon(PATHS, ["Nike", "Cherokee"])
-
-
-def run(lexicon, *messages, asked=None):
-    state = ShoppingState()
-    diffs = []
-    for turn, message in enumerate(messages, start=1):
-        state, diff = update(state, message, lexicon, turn)
-        diffs.append(diff)
-        if asked and turn - 1 < len(asked) and asked[turn - 1]:
-            state.questions.append((turn, asked[turn - 1]))
-    return state, diffs
+# `lexicon` (a few category paths, brands Nike and Cherokee), `make_lexicon` (those paths and
+# more) and `play` (messages played into a fresh state) come from conftest.py.
 
 
 def values(state, facet=None, status="active"):
@@ -61,20 +40,21 @@ def test_measures_are_not_money(text):
     assert parse_budget(text) is None
 
 
-def test_category_names_with_prices_are_not_budgets(lexicon):
-    state, _ = run(lexicon, "I'm looking for Handbags Under $30")
+def test_category_names_with_prices_are_not_budgets(lexicon, play):
+    state, _ = play(lexicon, "I'm looking for Handbags Under $30")
     assert not state.active("budget")
     assert state.active("category")
 
 
-def test_thirty_mm_wide_is_not_a_budget(lexicon):
-    state, _ = run(lexicon, "I'm looking for a necklace", "For that, what matters is: up to 30 mm wide")
+def test_thirty_mm_wide_is_not_a_budget(lexicon, play):
+    state, _ = play(lexicon, "I'm looking for a necklace",
+                    "For that, what matters is: up to 30 mm wide")
     assert not state.active("budget")
     assert any("30 mm" in f.text for f in state.active_fragments())
 
 
-def test_colour_shades_map_to_base_colours(lexicon):
-    state, _ = run(lexicon, "looking for running shoes for women, something in navy")
+def test_colour_shades_map_to_base_colours(lexicon, play):
+    state, _ = play(lexicon, "looking for running shoes for women, something in navy")
     assert ("color", "blue") in values(state)
     assert ("department", "women") in values(state)
 
@@ -82,8 +62,8 @@ def test_colour_shades_map_to_base_colours(lexicon):
 @pytest.mark.parametrize("message", [
     "not leather please", "anything but leather", "I want to avoid leather", "no leather", "without leather",
 ])
-def test_negation_rejects_value(lexicon, message):
-    state, _ = run(lexicon, "I need a jacket for men", message)
+def test_negation_rejects_value(lexicon, message, play):
+    state, _ = play(lexicon, "I need a jacket for men", message)
     assert ("material", "leather") in {(r.attribute, r.value) for r in state.rejected}
     assert ("material", "leather") not in values(state)
 
@@ -92,15 +72,15 @@ def test_negation_rejects_value(lexicon, message):
     "I don't have a preference for color; please use your judgment.",
     "doesn't matter", "any color is fine", "whatever you think", "up to you", "no preference",
 ])
-def test_no_preference_creates_no_filter(lexicon, message):
-    state, diffs = run(lexicon, "I need a dress", message, asked=["color"])
+def test_no_preference_creates_no_filter(lexicon, message, play):
+    state, diffs = play(lexicon, "I need a dress", message, asked=["color"])
     assert "color" in state.unconstrained
     assert not state.active("color")
     assert not diffs[-1].added
 
 
-def test_no_preference_names_its_attribute(lexicon):
-    state, _ = run(lexicon, "I need a dress", "I don't care about the brand", asked=["color"])
+def test_no_preference_names_its_attribute(lexicon, play):
+    state, _ = play(lexicon, "I need a dress", "I don't care about the brand", asked=["color"])
     assert "brand" in state.unconstrained and "color" not in state.unconstrained
 
 
@@ -111,8 +91,8 @@ def test_no_preference_names_its_attribute(lexicon):
     "change it to leather",
     "on second thought I'd rather have leather",
 ])
-def test_override_replaces_value_and_keeps_unrelated(lexicon, override):
-    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", override)
+def test_override_replaces_value_and_keeps_unrelated(lexicon, override, play):
+    state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", override)
     assert ("material", "leather") in values(state)
     assert ("material", "suede") not in values(state)
     assert ("material", "suede") in values(state, status="replaced")
@@ -120,8 +100,9 @@ def test_override_replaces_value_and_keeps_unrelated(lexicon, override):
     assert state.epoch == 1 and diffs[-1].new_epoch
 
 
-def test_category_switch_drops_category_only_constraints(lexicon):
-    state, _ = run(lexicon, "I need running shoes for women", "size 8", "Actually, now I need a necklace instead")
+def test_category_switch_drops_category_only_constraints(lexicon, play):
+    state, _ = play(lexicon, "I need running shoes for women", "size 8",
+                    "Actually, now I need a necklace instead")
     assert ("size", "8") not in values(state)
     assert ("department", "women") in values(state)
     categories = [c for c in state.constraints if c.attribute == "category"]
@@ -129,14 +110,15 @@ def test_category_switch_drops_category_only_constraints(lexicon):
     assert categories[0].status == "replaced"
 
 
-def test_free_requirement_text_splits_into_fragments(lexicon):
-    state, _ = run(lexicon, "I need a dress", "For that, what matters is: 95% Polyester, 5% Spandex; Wrap closure.")
+def test_free_requirement_text_splits_into_fragments(lexicon, play):
+    state, _ = play(lexicon, "I need a dress",
+                    "For that, what matters is: 95% Polyester, 5% Spandex; Wrap closure.")
     texts = [f.text for f in state.active_fragments()]
     assert "95% Polyester, 5% Spandex" in texts and "Wrap closure" in texts
 
 
-def test_override_without_attribute_archives_volunteered_preference(lexicon):
-    state, _ = run(
+def test_override_without_attribute_archives_volunteered_preference(lexicon, play):
+    state, _ = play(
         lexicon, "I'm looking for Jewelry Necklaces. Adjustable chain", "For that, what matters is: gold tone",
         "Actually, ignore my earlier preference. What I need is: pendant with moon",
         asked=["other", None],
@@ -147,60 +129,61 @@ def test_override_without_attribute_archives_volunteered_preference(lexicon):
     assert by_text["pendant with moon"] == "active"
 
 
-def test_browsing_intent(lexicon):
-    state, _ = run(lexicon, "I'm looking for dresses, but I'm still exploring.")
+def test_browsing_intent(lexicon, play):
+    state, _ = play(lexicon, "I'm looking for dresses, but I'm still exploring.")
     assert state.intent == "browsing"
-    state, _ = run(lexicon, "I'm looking for dresses. A key requirement is: 100% Cotton.")
+    state, _ = play(lexicon, "I'm looking for dresses. A key requirement is: 100% Cotton.")
     assert state.intent == "buying"
 
 
-def test_state_round_trips_through_json(lexicon):
+def test_state_round_trips_through_json(lexicon, play):
     import json
 
-    state, _ = run(lexicon, "I need running shoes for women under $80", "not pink", asked=["color"])
+    state, _ = play(lexicon, "I need running shoes for women under $80", "not pink",
+                    asked=["color"])
     again = ShoppingState.from_dict(json.loads(json.dumps(state.to_dict())))
     assert again.to_dict() == state.to_dict()
 
 
-def test_override_naming_a_material_keeps_the_category():
+def test_override_naming_a_material_keeps_the_category(play):
     """'What I need is: wool' changes the material, not the item, even where a category says Wool."""
     lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Wool"): 5,
                        ("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Leg Warmers"): 5})
-    state, _ = run(lexicon, "I'm looking for Socks & Hosiery Leg Warmers.", "cotton please",
-                   "Actually, ignore my earlier preference. What I need is: wool.")
+    state, _ = play(lexicon, "I'm looking for Socks & Hosiery Leg Warmers.", "cotton please",
+                    "Actually, ignore my earlier preference. What I need is: wool.")
     category = state.active("category")
     assert category and "leg warmers" in category[0].value
     assert ("material", "wool") in values(state)
     assert ("material", "cotton") in values(state, status="replaced")
 
 
-def test_category_text_is_the_item_not_the_whole_clause(lexicon):
-    state, _ = run(lexicon, "I'm looking for women's running shoes under 60 dollars, not black")
+def test_category_text_is_the_item_not_the_whole_clause(lexicon, play):
+    state, _ = play(lexicon, "I'm looking for women's running shoes under 60 dollars, not black")
     assert state.active("category")[0].text == "women's running shoes"
     assert state.active("budget")[0].data["max"] == 60
 
 
-def test_typos_in_values_are_tolerated(lexicon):
-    state, _ = run(lexicon, "I need a dress", "somethng in nayv, ideally leathr")
+def test_typos_in_values_are_tolerated(lexicon, play):
+    state, _ = play(lexicon, "I need a dress", "somethng in nayv, ideally leathr")
     assert ("color", "blue") in values(state) and ("material", "leather") in values(state)
 
 
-def test_override_with_a_word_from_a_category_name_is_not_a_category_switch():
+def test_override_with_a_word_from_a_category_name_is_not_a_category_switch(play):
     lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Coats", "Leather & Faux Leather"): 5,
                        ("Clothing, Shoes & Jewelry", "Women", "Coats", "Anoraks"): 5,
                        ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 5})
-    state, _ = run(lexicon, "I'm looking for Coats Anoraks.", "Drawstring closure",
-                   "Actually, ignore my earlier preference. What I need is: Faux Fur.")
+    state, _ = play(lexicon, "I'm looking for Coats Anoraks.", "Drawstring closure",
+                    "Actually, ignore my earlier preference. What I need is: Faux Fur.")
     assert "anoraks" in state.active("category")[0].value
-    state, _ = run(lexicon, "I'm looking for Coats Anoraks.", "i mean belts")
+    state, _ = play(lexicon, "I'm looking for Coats Anoraks.", "i mean belts")
     assert "belts" in state.active("category")[0].value
 
 
-def test_negation_inside_a_requirement_list_describes_the_product(lexicon):
-    state, _ = run(lexicon, "I need a dress", "For that, what matters is: Hang to dry; No bleach")
+def test_negation_inside_a_requirement_list_describes_the_product(lexicon, play):
+    state, _ = play(lexicon, "I need a dress", "For that, what matters is: Hang to dry; No bleach")
     assert not state.rejected
     assert "No bleach" in [f.text for f in state.active_fragments()]
-    state, _ = run(lexicon, "I need a dress", "Hang to dry. No bleach please")
+    state, _ = play(lexicon, "I need a dress", "Hang to dry. No bleach please")
     assert ("word", "bleach") in {(r.attribute, r.value) for r in state.rejected}
 
 
@@ -208,35 +191,36 @@ def test_negation_inside_a_requirement_list_describes_the_product(lexicon):
     ("not charm bracelets though", "bracelet"), ("no hoods please", "hood"), ("nothing with a hood", "hood"),
     ("Not jewelry boxes though.", "box"),
 ])
-def test_rejected_things_are_their_head_noun(lexicon, message, word):
-    state, _ = run(lexicon, "I'm looking for jewelry", message)
+def test_rejected_things_are_their_head_noun(lexicon, message, word, play):
+    state, _ = play(lexicon, "I'm looking for jewelry", message)
     assert ("word", word) in {(r.attribute, r.value) for r in state.rejected}
     assert not any(word[:4] in f.text.lower() for f in state.active_fragments())
 
 
-def test_a_named_brand_is_remembered_and_a_skipped_value_is_not_a_requirement(lexicon):
-    state, _ = run(lexicon, "I need a dress", "i'd skip leather. I usually buy Cherokee")
+def test_a_named_brand_is_remembered_and_a_skipped_value_is_not_a_requirement(lexicon, play):
+    state, _ = play(lexicon, "I need a dress", "i'd skip leather. I usually buy Cherokee")
     assert ("brand", "Cherokee") in values(state)
     assert ("material", "leather") in {(r.attribute, r.value) for r in state.rejected}
     assert all("leather" not in f.text for f in state.active_fragments())
 
 
-def test_a_loosely_named_brand_after_a_cue_is_guessed(lexicon):
-    state, _ = run(lexicon, "I need a dress", "something from cherokey would be great")
+def test_a_loosely_named_brand_after_a_cue_is_guessed(lexicon, play):
+    state, _ = play(lexicon, "I need a dress", "something from cherokey would be great")
     assert ("brand", "Cherokee") in values(state)
 
 
-def test_ordinary_words_after_from_name_no_brand():
-    lexicon = Lexicon(PATHS, ["David Archy", "Cherokee"])
-    state, _ = run(lexicon, "I need boots", "Rubber sole; Shaft measures approximately 8 inches from arch.")
+def test_ordinary_words_after_from_name_no_brand(make_lexicon, play):
+    lexicon = make_lexicon(brands=["David Archy", "Cherokee"])
+    state, _ = play(lexicon, "I need boots",
+                    "Rubber sole; Shaft measures approximately 8 inches from arch.")
     assert not values(state, "brand")
 
 
 @pytest.mark.parametrize("message", [
     "switch the suede to leather", "leather rather than suede now", "leather beats suede",
 ])
-def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, message):
-    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", message)
+def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, message, play):
+    state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", message)
     assert ("material", "leather") in values(state)
     assert ("material", "suede") not in values(state)
     assert ("color", "black") in values(state)
@@ -247,8 +231,8 @@ def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, messag
     "Sorry, typed the wrong thing, I want leather not suede.", "no suede after all, leather",
     "leather please, suede is a no-go",
 ])
-def test_turning_down_a_value_asked_for_earlier_is_a_change_of_mind(lexicon, message):
-    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", message)
+def test_turning_down_a_value_asked_for_earlier_is_a_change_of_mind(lexicon, message, play):
+    state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", message)
     assert ("material", "leather") in values(state) and ("material", "suede") not in values(state)
     assert ("color", "black") in values(state)
     assert diffs[-1].new_epoch and state.epoch == 1
@@ -259,15 +243,15 @@ def test_turning_down_a_value_asked_for_earlier_is_a_change_of_mind(lexicon, mes
     "my mistake, leather", "ditch the suede, go with leather", "no no, not suede. leather!",
     "I take that back: leather", "oops, meant to say leather",
 ])
-def test_a_correction_in_other_words_replaces_the_value(lexicon, message):
-    state, diffs = run(lexicon, "I need a men's jacket in suede", "black please", message)
+def test_a_correction_in_other_words_replaces_the_value(lexicon, message, play):
+    state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", message)
     assert ("material", "leather") in values(state) and ("material", "suede") not in values(state)
     assert ("color", "black") in values(state) and diffs[-1].new_epoch
 
 
 @pytest.mark.parametrize("message", ["actually, black or navy would be fine", "actually black and white"])
-def test_a_correction_listing_the_earlier_value_keeps_it(lexicon, message):
-    state, _ = run(lexicon, "I need a dress in black", message)
+def test_a_correction_listing_the_earlier_value_keeps_it(lexicon, message, play):
+    state, _ = play(lexicon, "I need a dress in black", message)
     assert ("color", "black") in values(state) and len(values(state, "color")) == 2
 
 
@@ -282,24 +266,25 @@ def test_values_are_read_within_a_clause(lexicon):
     ("I want a gift for my sister, a necklace", "necklace"),
     ("Gift hunting for a female coworker... a necklace maybe?", "necklace"),
 ])
-def test_who_a_gift_is_for_is_not_the_item(lexicon, opening, item):
-    state, _ = run(lexicon, opening)
+def test_who_a_gift_is_for_is_not_the_item(lexicon, opening, item, play):
+    state, _ = play(lexicon, opening)
     assert [c.value for c in state.active("category")] == [item]
     assert not any("gift" in f.text.lower() for f in state.fragments)
 
 
-def test_gift_hunting_is_no_outdoor_use(lexicon):
-    state, _ = run(lexicon, "Gift hunting for a female coworker... a necklace maybe?")
+def test_gift_hunting_is_no_outdoor_use(lexicon, play):
+    state, _ = play(lexicon, "Gift hunting for a female coworker... a necklace maybe?")
     assert not values(state, "use_case") and ("department", "women") in values(state)
 
 
-def test_turning_down_a_value_never_asked_for_is_no_change_of_mind(lexicon):
-    state, diffs = run(lexicon, "I need a men's jacket in suede", "not black")
+def test_turning_down_a_value_never_asked_for_is_no_change_of_mind(lexicon, play):
+    state, diffs = play(lexicon, "I need a men's jacket in suede", "not black")
     assert ("material", "suede") in values(state) and not diffs[-1].new_epoch and state.epoch == 0
 
 
-def test_state_copy_is_equal_and_independent(lexicon):
-    state, _ = run(lexicon, "I need a men's jacket in suede under $80", "not black. what matters is: two pockets")
+def test_state_copy_is_equal_and_independent(lexicon, play):
+    state, _ = play(lexicon, "I need a men's jacket in suede under $80",
+                    "not black. what matters is: two pockets")
     state.shown[state.epoch] = ["A1"]
     state.profile = {"preference_tags": ["fit"]}
     twin = state.copy()
@@ -317,14 +302,13 @@ def test_state_copy_is_equal_and_independent(lexicon):
 
 
 @pytest.mark.parametrize("said,brand", [("sauconey", "Saucony"), ("celersport", "CS Celersport"), ("mom", None)])
-def test_a_misspelled_or_partial_brand_is_guessed(said, brand):
-    lexicon = Lexicon(PATHS, ["Saucony", "CS Celersport", "David Archy", "Cherokee"])
+def test_a_misspelled_or_partial_brand_is_guessed(said, brand, make_lexicon):
+    lexicon = make_lexicon(brands=["Saucony", "CS Celersport", "David Archy", "Cherokee"])
     guess = lexicon.guess_brand(said)
     assert (guess.value if guess else None) == brand
 
 
-NARROWING_PATHS = {
-    **PATHS,
+NARROWING_PATHS = {  # beyond the paths every lexicon here has
     ("Clothing, Shoes & Jewelry", "Women", "Accessories", "Hats & Caps", "Cowboy Hats"): 20,
     ("Clothing, Shoes & Jewelry", "Women", "Jewelry", "Body Jewelry", "Barbells"): 10,
 }
@@ -334,25 +318,26 @@ def item(state):
     return [c.value for c in state.active("category")]
 
 
-def test_an_answer_naming_a_narrower_kind_of_item_narrows_it_and_keeps_the_rest():
-    lexicon = Lexicon(NARROWING_PATHS)
-    state, _ = run(lexicon, "just browsing accessories", "for hiking", "Cowboy hats.", asked=["use_case", "other"])
+def test_an_answer_naming_a_narrower_kind_of_item_narrows_it_and_keeps_the_rest(make_lexicon, play):
+    lexicon = make_lexicon(NARROWING_PATHS)
+    state, _ = play(lexicon, "just browsing accessories", "for hiking", "Cowboy hats.",
+                    asked=["use_case", "other"])
     assert item(state) == ["cowboy hats"]
     assert ("use_case", "hiking") in values(state)
-    state, _ = run(lexicon, "show me something nice", "Dresses.", asked=["other"])
+    state, _ = play(lexicon, "show me something nice", "Dresses.", asked=["other"])
     assert item(state) == ["dresses"]
 
 
-def test_a_sibling_or_a_closure_does_not_replace_the_item():
-    lexicon = Lexicon(NARROWING_PATHS)
-    state, _ = run(lexicon, "I need body jewelry barbells", "A piece that layers with other necklaces.", asked=["other"])
+def test_a_sibling_or_a_closure_does_not_replace_the_item(make_lexicon, play):
+    lexicon = make_lexicon(NARROWING_PATHS)
+    state, _ = play(lexicon, "I need body jewelry barbells",
+                    "A piece that layers with other necklaces.", asked=["other"])
     assert item(state) == ["body jewelry barbells"]
-    state, _ = run(lexicon, "show me something nice", "no laces, slip on please.", asked=["other"])
+    state, _ = play(lexicon, "show me something nice", "no laces, slip on please.", asked=["other"])
     assert item(state) == []
 
 
-SWITCH_PATHS = {
-    **PATHS,
+SWITCH_PATHS = {  # beyond the paths every lexicon here has
     ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sweaters"): 40,
     ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Coats", "Down Jackets"): 20,
     ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Slippers"): 20,
@@ -370,22 +355,25 @@ SWITCH_PATHS = {
     "Changing it from the sweater to a down jacket.",
     "You know what, I need a down jacket.",
 ])
-def test_a_change_of_item_is_read_in_many_wordings(switch):
-    state, _ = run(Lexicon(SWITCH_PATHS), "I'm after a women's sweater", "in wool", switch, asked=["material", "use_case"])
+def test_a_change_of_item_is_read_in_many_wordings(switch, make_lexicon, play):
+    state, _ = play(make_lexicon(SWITCH_PATHS), "I'm after a women's sweater", "in wool", switch,
+                    asked=["material", "use_case"])
     assert len(item(state)) == 1 and "jacket" in item(state)[0]
     assert ("department", "women") in values(state)  # unrelated: kept
 
 
-def test_wanting_it_for_a_use_does_not_rename_the_item():
-    lexicon = Lexicon({**SWITCH_PATHS, ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Winter"): 5})
-    state, _ = run(lexicon, "could you find me women's leg warmers", "I want it for winter. Not in spandex.",
-                   asked=["use_case"])
+def test_wanting_it_for_a_use_does_not_rename_the_item(make_lexicon, play):
+    lexicon = make_lexicon(SWITCH_PATHS,
+                           {("Clothing, Shoes & Jewelry", "Women", "Clothing", "Winter"): 5})
+    state, _ = play(lexicon, "could you find me women's leg warmers",
+                    "I want it for winter. Not in spandex.", asked=["use_case"])
     assert item(state) == ["women's leg warmers"]
     assert ("material", "spandex") in values(state, status="negated") or state.rejected
 
 
-def test_the_item_name_stops_where_the_description_starts():
-    state, _ = run(Lexicon(SWITCH_PATHS), "In the market for slippers - something made from wool.")
+def test_the_item_name_stops_where_the_description_starts(make_lexicon, play):
+    state, _ = play(make_lexicon(SWITCH_PATHS),
+                    "In the market for slippers - something made from wool.")
     assert item(state) == ["slippers"]
     assert ("material", "wool") in values(state)
 
@@ -408,71 +396,80 @@ HEAD_PATHS = {
     ("I'm after a women's sweater", "I need plus sizes", "size", ["women's sweater"]),
     ("just browsing for my sister", "I need plus sizes", "other", []),
 ])
-def test_which_answers_name_a_new_item(opening, said, asked, expected):
-    state, _ = run(Lexicon(HEAD_PATHS), opening, said, asked=[asked])
+def test_which_answers_name_a_new_item(opening, said, asked, expected, make_lexicon, play):
+    state, _ = play(make_lexicon(HEAD_PATHS), opening, said, asked=[asked])
     assert item(state) == expected
 
 
-def test_an_item_after_only_a_department_narrows_it():
-    lexicon = Lexicon(HEAD_PATHS)
-    state, _ = run(lexicon, "Browsing clothes for women.", "in wool", "dresses, to be exact.", asked=["material", "other"])
+def test_an_item_after_only_a_department_narrows_it(make_lexicon, play):
+    lexicon = make_lexicon(HEAD_PATHS)
+    state, _ = play(lexicon, "Browsing clothes for women.", "in wool", "dresses, to be exact.",
+                    asked=["material", "other"])
     assert item(state) == ["dresses"]
     assert ("material", "wool") in values(state)
 
 
-def test_the_item_said_for_emphasis_is_the_item():
-    lexicon = Lexicon({**HEAD_PATHS, ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Lingerie"): 10,
-                       ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sets"): 10})
+def test_the_item_said_for_emphasis_is_the_item(make_lexicon, play):
+    more = {("Clothing, Shoes & Jewelry", "Women", "Clothing", "Lingerie"): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sets"): 10}
+    lexicon = make_lexicon(HEAD_PATHS, more)
     for said in ("It's down jackets I'm after", "yeah, it's down jackets I'm after", "down jackets are what I want",
                  "Down jackets is what I'm looking for."):
-        state, _ = run(lexicon, "Just browsing for lingerie", said, asked=["other"])
+        state, _ = play(lexicon, "Just browsing for lingerie", said, asked=["other"])
         assert item(state) == ["down jackets"], said
-    state, _ = run(lexicon, "Just browsing for lingerie", "It's for work", asked=["other"])
+    state, _ = play(lexicon, "Just browsing for lingerie", "It's for work", asked=["other"])
     assert item(state) == ["lingerie"]
 
 
-def test_the_item_span_keeps_hyphenated_names_and_stops_at_a_comma():
-    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops & Tees", "T-Shirts"): 10,
-                       ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Flats"): 10,
-                       ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Plus-Size"): 10})
-    state, _ = run(lexicon, "hi! shopping for women's t-shirts today.")
+def test_the_item_span_keeps_hyphenated_names_and_stops_at_a_comma(make_lexicon, play):
+    lexicon = make_lexicon({
+        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops & Tees", "T-Shirts"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Flats"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Plus-Size"): 10,
+    })
+    state, _ = play(lexicon, "hi! shopping for women's t-shirts today.")
     assert item(state) == ["women's t-shirts"]
-    state, _ = run(lexicon, "i'm looking for women's flats, i wear a plus size 9.")
+    state, _ = play(lexicon, "i'm looking for women's flats, i wear a plus size 9.")
     assert item(state) == ["women's flats"]
 
 
-def test_a_kind_of_the_item_narrows_it_whoever_it_is_for():
-    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Walking"): 10,
-                       ("Clothing, Shoes & Jewelry", "Novelty", "Women's Shoes"): 3})
-    state, _ = run(lexicon, "Any shoes for women?", "Walking shoes, to be exact", asked=["other"])
+def test_a_kind_of_the_item_narrows_it_whoever_it_is_for(make_lexicon, play):
+    lexicon = make_lexicon({
+        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Walking"): 10,
+        ("Clothing, Shoes & Jewelry", "Novelty", "Women's Shoes"): 3,
+    })
+    state, _ = play(lexicon, "Any shoes for women?", "Walking shoes, to be exact", asked=["other"])
     assert item(state) == ["walking shoes"]
 
 
-def test_a_new_item_set_against_the_current_one_is_a_change_of_mind_without_a_cue():
-    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 10,
-                       ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Wallets"): 10})
+def test_a_new_item_set_against_the_current_one_is_a_change_of_mind_without_a_cue(
+        make_lexicon, play):
+    lexicon = make_lexicon({("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 10,
+                            ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Wallets"): 10})
     for said in ("belts, not wallets", "ok different idea: belts, not wallets.", "My bad, it's belts i need, not wallets"):
-        state, _ = run(lexicon, "I'm looking for wallets", said, asked=["material"])
+        state, _ = play(lexicon, "I'm looking for wallets", said, asked=["material"])
         assert item(state) == ["belts"], said
 
 
-def test_a_use_or_a_feature_said_with_a_seeking_verb_is_not_an_item():
-    lexicon = Lexicon({**SWITCH_PATHS, ("Clothing, Shoes & Jewelry", "Sports", "Hiking & Trekking"): 5,
-                       ("Clothing, Shoes & Jewelry", "Accessories", "Eyewear", "Lenses"): 5})
-    state, _ = run(lexicon, "I am searching ladies down jackets", "Need something for trekking, basically.",
-                   "want it with polarized lenses, that's a must.", asked=["other", "style"])
+def test_a_use_or_a_feature_said_with_a_seeking_verb_is_not_an_item(make_lexicon, play):
+    more = {("Clothing, Shoes & Jewelry", "Sports", "Hiking & Trekking"): 5,
+            ("Clothing, Shoes & Jewelry", "Accessories", "Eyewear", "Lenses"): 5}
+    lexicon = make_lexicon(SWITCH_PATHS, more)
+    state, _ = play(lexicon, "I am searching ladies down jackets",
+                    "Need something for trekking, basically.",
+                    "want it with polarized lenses, that's a must.", asked=["other", "style"])
     assert item(state) == ["down jackets"]
 
 
-def test_who_it_is_for_before_a_comma_does_not_end_the_item_name():
-    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Novelty", "Costumes", "Masks"): 5})
-    state, _ = run(lexicon, "I'm looking for a present for either a guy or a girl, thinking masks")
+def test_who_it_is_for_before_a_comma_does_not_end_the_item_name(make_lexicon, play):
+    lexicon = make_lexicon({("Clothing, Shoes & Jewelry", "Novelty", "Costumes", "Masks"): 5})
+    state, _ = play(lexicon, "I'm looking for a present for either a guy or a girl, thinking masks")
     assert "masks" in item(state)[0]
 
 
 @pytest.mark.parametrize("said", ["Prefer to stay away from suede.", "I dislike suede", "steer clear of suede please"])
-def test_more_ways_to_reject_a_value(lexicon, said):
-    state, _ = run(lexicon, "I need a men's jacket", said)
+def test_more_ways_to_reject_a_value(lexicon, said, play):
+    state, _ = play(lexicon, "I need a men's jacket", said)
     assert ("material", "suede") in {(r.attribute, r.value) for r in state.rejected}
 
 
@@ -481,24 +478,24 @@ def test_more_ways_to_reject_a_value(lexicon, said):
     ("Nylon is a no-go.", ("material", "nylon")),
     ("Suede isn't my style", ("material", "suede")),
 ])
-def test_a_rejection_said_after_the_value(lexicon, said, rejected):
-    state, _ = run(lexicon, "I need a men's jacket", said)
+def test_a_rejection_said_after_the_value(lexicon, said, rejected, play):
+    state, _ = play(lexicon, "I need a men's jacket", said)
     assert rejected in {(r.attribute, r.value) for r in state.rejected}
     assert rejected not in values(state)
     assert not state.active_fragments()  # nothing of it became a wish
 
 
-def test_the_item_is_and_looking_at_name_the_item():
-    lexicon = Lexicon(SWITCH_PATHS)
+def test_the_item_is_and_looking_at_name_the_item(make_lexicon, play):
+    lexicon = make_lexicon(SWITCH_PATHS)
     for said in ("the item is down jackets.", "I'm looking at down jackets"):
-        state, _ = run(lexicon, "Just browsing for my sister", said, asked=["other"])
+        state, _ = play(lexicon, "Just browsing for my sister", said, asked=["other"])
         assert item(state) == ["down jackets"], said
 
 
-def test_brand_guesses_are_the_same_from_memory(monkeypatch):
+def test_brand_guesses_are_the_same_from_memory(monkeypatch, make_lexicon):
     from shopcopilot.state import lexicon as lexicon_module
 
-    lexicon = Lexicon(PATHS, ["Saucony", "CS Celersport", "David Archy", "Cherokee"])
+    lexicon = make_lexicon(brands=["Saucony", "CS Celersport", "David Archy", "Cherokee"])
     said = ("sauconey", "celersport", "mom", "sauconey")
     first = [lexicon.guess_brand(text) for text in said]
     assert [m and m.value for m in first] == ["Saucony", "CS Celersport", None, "Saucony"]
@@ -507,13 +504,13 @@ def test_brand_guesses_are_the_same_from_memory(monkeypatch):
     assert [m and m.value for m in (lexicon.guess_brand(t) for t in said)] == [m and m.value for m in first]
 
 
-def test_a_compound_of_category_words_names_the_item():
-    lexicon = Lexicon({**PATHS, ("Clothing, Shoes & Jewelry", "Men", "Watches", "Wrist Watches"): 10,
-                       ("Clothing, Shoes & Jewelry", "Men", "Jewelry", "Bracelets"): 10})
+def test_a_compound_of_category_words_names_the_item(make_lexicon, play):
+    lexicon = make_lexicon({("Clothing, Shoes & Jewelry", "Men", "Watches", "Wrist Watches"): 10,
+                            ("Clothing, Shoes & Jewelry", "Men", "Jewelry", "Bracelets"): 10})
     assert set(lexicon.category_tokens("wristwatches")) == {"wrist", "watch"}
     assert lexicon.category_tokens("zzzzzzzz") == {}
-    state, _ = run(lexicon, "I'm trying to find gents bracelets", "Ugh, forget bracelets. show me wristwatches pls.",
-                   asked=["material"])
+    state, _ = play(lexicon, "I'm trying to find gents bracelets",
+                    "Ugh, forget bracelets. show me wristwatches pls.", asked=["material"])
     assert item(state) == ["wristwatches"]
     assert not state.active_fragments()
 
@@ -528,9 +525,9 @@ def test_plurals_fold_to_the_singular_shoppers_say(plural, singular):
     assert plural in word_forms(stem(singular))  # and product text in the plural matches it
 
 
-def test_a_scarf_names_the_scarves_category():
+def test_a_scarf_names_the_scarves_category(play):
     lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Accessories", "Scarves & Wraps"): 20}, [])
-    state, _ = run(lexicon, "I need a scarf for my wife")
+    state, _ = play(lexicon, "I need a scarf for my wife")
     assert [c.value for c in state.active("category")] == ["scarf"]
 
 
@@ -538,7 +535,7 @@ def test_a_scarf_names_the_scarves_category():
     ("I want a hoodie", {"hoody"}), ("some trousers for work", {"pant"}), ("a wool jumper", {"sweater"}),
     ("trainers for running", {"sneaker", "running"}), ("cosy pyjamas", {"pajama"}), ("black heels", {"pump"}),
 ])
-def test_shoppers_words_for_items_read_as_the_catalogs(said, words):
+def test_shoppers_words_for_items_read_as_the_catalogs(said, words, play):
     lexicon = Lexicon({
         ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Fashion Hoodies & Sweatshirts"): 10,
         ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Pants"): 10,
@@ -549,7 +546,7 @@ def test_shoppers_words_for_items_read_as_the_catalogs(said, words):
         ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 10,
     }, [])
     assert set(lexicon.category_tokens(said)) == words
-    state, _ = run(lexicon, said)
+    state, _ = play(lexicon, said)
     assert state.active("category")
 
 
