@@ -10,12 +10,7 @@ from shopcopilot.catalog.product import product_from_record
 from shopcopilot.dialogue import decide
 from shopcopilot.rank import rerank
 from shopcopilot.index.features import from_products
-from shopcopilot.state import Lexicon, ShoppingState, update
-
-PATHS = {
-    ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"): 10,
-    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"): 10,
-}
+from shopcopilot.state import update
 
 
 def product(asin, title, features=(), price=None, categories=("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"), rating_number=10, details=None):
@@ -39,18 +34,6 @@ def views():
     return from_products((p, derive(p)) for p in items)
 
 
-@pytest.fixture(scope="module")
-def lexicon():
-    return Lexicon(PATHS)
-
-
-def state_after(lexicon, *messages):
-    state = ShoppingState()
-    for turn, message in enumerate(messages, start=1):
-        state, _ = update(state, message, lexicon, turn)
-    return state
-
-
 def rerank_all(state, views):
     """Every product a candidate, all with the same lexical score."""
     return rerank(state, views, np.arange(len(views)), np.ones(len(views)))
@@ -60,43 +43,49 @@ def order(state, views):
     return [s.parent_asin for s in rerank_all(state, views)]
 
 
-def test_category_evidence_ranks_the_category_first(lexicon, views):
-    assert order(state_after(lexicon, "I need a jacket for men"), views)[-1] == "D1"
+def test_category_evidence_ranks_the_category_first(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men")
+    assert order(state, views)[-1] == "D1"
 
 
-def test_exact_fragment_beats_popularity(lexicon, views):
-    state = state_after(lexicon, "I need a jacket for men", "For that, what matters is: Water resistant shell")
+def test_exact_fragment_beats_popularity(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men",
+                    "For that, what matters is: Water resistant shell")
     assert order(state, views)[0] == "A3"
-    state = state_after(lexicon, "I need a jacket for men", "what matters is: Button closure")
+    state, _ = play(lexicon, "I need a jacket for men", "what matters is: Button closure")
     assert order(state, views)[0] == "A2"
 
 
-def test_rejected_value_is_demoted(lexicon, views):
-    ranked = order(state_after(lexicon, "I need a jacket for men", "not leather"), views)
+def test_rejected_value_is_demoted(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men", "not leather")
+    ranked = order(state, views)
     assert ranked.index("A1") > ranked.index("A2")
 
 
-def test_budget_limit_demotes_over_budget_and_missing_price_is_unknown(lexicon, views):
-    ranked = order(state_after(lexicon, "I need a jacket for men under $70"), views)
+def test_budget_limit_demotes_over_budget_and_missing_price_is_unknown(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men under $70")
+    ranked = order(state, views)
     assert ranked.index("A3") < ranked.index("A1")
     assert ranked.index("A4") < ranked.index("A1")  # no price: unknown, not a violation
 
 
-def test_hard_constraint_dominates_popularity(lexicon, views):
-    ranked = order(state_after(lexicon, "I need a jacket for men in suede"), views)
+def test_hard_constraint_dominates_popularity(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men in suede")
+    ranked = order(state, views)
     assert ranked[0] == "A2"
 
 
-def test_reason_lists_matched_evidence(lexicon, views):
+def test_reason_lists_matched_evidence(lexicon, views, play):
     from shopcopilot.rank import reason
 
-    state = state_after(lexicon, "I need a jacket for men", "what matters is: Water resistant shell")
+    state, _ = play(lexicon, "I need a jacket for men", "what matters is: Water resistant shell")
     top = rerank_all(state, views)[0]
     assert "Water resistant shell" in reason(top)
 
 
-def test_explanations_on_demand_equal_eager_ones(lexicon, views):
-    state = state_after(lexicon, "I need a jacket for men under $100", "what matters is: Button closure")
+def test_explanations_on_demand_equal_eager_ones(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men under $100",
+                    "what matters is: Button closure")
     eager = rerank(state, views, np.arange(len(views)), np.ones(len(views)), explain_top=10)
     lazy = rerank(state, views, np.arange(len(views)), np.ones(len(views)), explain_top=0)
     assert [s.parent_asin for s in lazy] == [s.parent_asin for s in eager]
@@ -108,8 +97,8 @@ def test_explanations_on_demand_equal_eager_ones(lexicon, views):
     assert lazy[0].evidence == eager[0].evidence
 
 
-def test_dialogue_never_reasks_and_message_agrees(lexicon, views):
-    state = state_after(lexicon, "I need a jacket for men")
+def test_dialogue_never_reasks_and_message_agrees(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men")
     asked = []
     for turn in range(1, 9):
         ranked = rerank_all(state, views)
@@ -125,8 +114,8 @@ def test_dialogue_never_reasks_and_message_agrees(lexicon, views):
 
 
 @pytest.mark.parametrize("opening", ["I need a jacket for men", "show me something", "red leather boots"])
-def test_skipping_questions_that_cannot_win_picks_the_same_question(lexicon, views, opening):
-    state = state_after(lexicon, opening)
+def test_skipping_questions_that_cannot_win_picks_the_same_question(lexicon, views, opening, play):
+    state, _ = play(lexicon, opening)
     skipped = 0
     for turn in range(1, 7):
         ranked = rerank_all(state, views)
@@ -141,8 +130,8 @@ def test_skipping_questions_that_cannot_win_picks_the_same_question(lexicon, vie
     assert skipped  # the open question led at least once
 
 
-def test_no_preference_attribute_is_not_asked(lexicon, views):
-    state = state_after(lexicon, "I need a jacket for men")
+def test_no_preference_attribute_is_not_asked(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men")
     state.questions.append((1, "color"))
     state, _ = update(state, "any color is fine", lexicon, 2)
     decision = decide(state, rerank_all(state, views), views, 2, 10)
@@ -150,8 +139,8 @@ def test_no_preference_attribute_is_not_asked(lexicon, views):
     assert all(alt["attribute"] != "color" for alt in decision.alternatives)
 
 
-def test_a_declined_open_question_returns_once_a_specific_one_draws_a_blank(lexicon, views):
-    state = state_after(lexicon, "I'm looking for a jacket, just browsing")
+def test_a_declined_open_question_returns_once_a_specific_one_draws_a_blank(lexicon, views, play):
+    state, _ = play(lexicon, "I'm looking for a jacket, just browsing")
     asked = []
     for turn, reply in enumerate(["I don't have a preference; please use your judgment.",
                                   "no preference", "no preference"], start=1):
@@ -164,8 +153,9 @@ def test_a_declined_open_question_returns_once_a_specific_one_draws_a_blank(lexi
     assert "other" in state.unconstrained
 
 
-def test_a_declined_open_question_is_not_asked_while_specific_ones_are_answered(lexicon, views):
-    state = state_after(lexicon, "I'm looking for a jacket, just browsing")
+def test_a_declined_open_question_is_not_asked_while_specific_ones_are_answered(lexicon, views,
+                                                                                play):
+    state, _ = play(lexicon, "I'm looking for a jacket, just browsing")
     state.questions.append((1, "other"))
     state, _ = update(state, "I don't have a preference; please use your judgment.", lexicon, 2)
     state.questions.append((2, "material"))
@@ -174,8 +164,8 @@ def test_a_declined_open_question_is_not_asked_while_specific_ones_are_answered(
     assert decision.ask_attribute not in ("other", "material")
 
 
-def test_last_turn_only_recommends(lexicon, views):
-    state = state_after(lexicon, "I need a jacket for men")
+def test_last_turn_only_recommends(lexicon, views, play):
+    state, _ = play(lexicon, "I need a jacket for men")
     decision = decide(state, rerank_all(state, views), views, 10, 10)
     assert decision.ask_attribute is None and decision.width == 10
 
