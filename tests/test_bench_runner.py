@@ -45,11 +45,11 @@ def fixture_record(n: int) -> dict:
 CATALOG_SIZE = 40
 
 
-@pytest.fixture()
-def catalog(tmp_path: Path) -> Path:
-    path = tmp_path / "catalog.jsonl"
-    path.write_text("".join(json.dumps(fixture_record(n)) + "\n" for n in range(CATALOG_SIZE)), encoding="utf-8")
-    return path
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory, write_catalog) -> Path:
+    # Read only: one file for the module (conftest.py's writer).
+    records = [fixture_record(n) for n in range(CATALOG_SIZE)]
+    return write_catalog(tmp_path_factory.mktemp("bench") / "catalog.jsonl", records)
 
 
 def make_session(sample_id: str, scenario: str, target: str) -> Session:
