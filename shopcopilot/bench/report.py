@@ -35,9 +35,7 @@ def write_report(
     plt = _pyplot()
     if plt is None:
         notice(NO_PLOTS)
-        plots = []
-    else:
-        plots = _write_plots(plt, directory, results, runs)
+    plots = [] if plt is None else _write_plots(plt, directory, results, runs)
     path = directory / "report.md"
     path.write_text(_markdown(results, plots), encoding="utf-8")
     return path

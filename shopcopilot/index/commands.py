@@ -118,8 +118,8 @@ def _table(index: CatalogIndex, hits: list[Hit], title: str) -> Table:
     ids = [hit.parent_asin for hit in hits]
     products = index.store.get_many(ids)
     table = Table(title=title, title_justify="left")
-    for name, justify in (("rank", "right"), ("score", "right"), ("id", "left"), ("price", "right")):
-        table.add_column(name, justify=justify, no_wrap=True)
+    for name in ("rank", "score", "id", "price"):
+        table.add_column(name, justify="left" if name == "id" else "right", no_wrap=True)
     table.add_column("title")
     table.add_column("leaf category")
     for hit in hits:

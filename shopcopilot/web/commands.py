@@ -42,8 +42,8 @@ def serve(catalog: Path | None, host: str, port: int, no_browser: bool, store_pa
 
     from ..bench.sessions_io import load_sessions
     from ..index import open_index
-    from ..paths import resolve_catalog
     from ..index.features import ensure_built
+    from ..paths import resolve_catalog
     from .app import WebSettings
 
     if demo_sessions is not None:  # a bad file is reported now, naming its line, not by the server
