@@ -353,7 +353,7 @@ def test_eval_reports_a_bad_agent_without_a_traceback(catalog: Path, tmp_path: P
     result = CliRunner().invoke(main, ["eval", "--agent", "nope:Agent", "--catalog", str(catalog),
                                        "--sessions", str(sessions_path), "-o", str(tmp_path / "o")])
     assert result.exit_code == 1
-    assert "error: cannot import agent module 'nope'" in result.output
+    assert "Error: cannot import agent module 'nope'" in result.output
 
 
 def test_compare_lists_flipped_sessions(tmp_path: Path) -> None:
