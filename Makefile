@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test bench-real bench-index clean
+.PHONY: install install-dev demo test lint typecheck bench-real bench-index clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -29,8 +29,16 @@ install-dev: $(DEV_STAMP)
 demo: $(RUNTIME_STAMP)
 	$(BIN)/shopcopilot serve $(if $(CI),--no-browser,)
 
-test: $(DEV_STAMP) browser-deps
+# What CI runs: the checks first (fast), then the suite.
+test: lint typecheck browser-deps
 	$(BIN)/python -m pytest
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check shopcopilot tests benchmarks
+	$(BIN)/ruff format --check shopcopilot tests benchmarks
+
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
 
 # The 200 public sessions on the real records padded to 50,000 products, both protocols.
 bench-real: $(DEV_STAMP)

@@ -3,8 +3,9 @@
 Each variant is the default AgentSettings with one thing changed. Variants share
 one index and one product-view cache, so only the agent logic differs.
 
-    python benchmarks/ablate.py --real --protocol official --variants all   # the bench-real catalog and sessions
-    python benchmarks/ablate.py --catalog CATALOG --sessions SESSIONS --try 'ranking.category=5' 
+    python benchmarks/ablate.py --real --protocol official --variants all   # the bench-real catalog
+    and sessions
+    python benchmarks/ablate.py --catalog CATALOG --sessions SESSIONS --try 'ranking.category=5'
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from shopcopilot.bench.sessions_io import load_sessions
 
 def _with(section: str, **changes):
     def make(base: AgentSettings) -> AgentSettings:
-        return dataclasses.replace(base, **{section: dataclasses.replace(getattr(base, section), **changes)})
+        return dataclasses.replace(
+            base, **{section: dataclasses.replace(getattr(base, section), **changes)}
+        )
+
     return make
 
 
@@ -46,7 +50,9 @@ VARIANTS = {
     "no window deepening": _with("retrieval", window_growth=0),
     "no phrase retrieval": _with("retrieval", phrase_window=0),
     "search descriptions too": _with("retrieval", skip_fields=()),
-    "search without store and description": _with("retrieval", skip_fields=("store", "description")),
+    "search without store and description": _with(
+        "retrieval", skip_fields=("store", "description")
+    ),
 }
 
 
@@ -62,15 +68,27 @@ def _assigned(spec: str):
         for section, name, value in changes:
             base = _with(section, **{name: value})(base)
         return base
+
     return make
 
 
 def width_variants() -> dict:
     out = {}
-    for first, asking, turns in ((10, 10, 1), (3, 10, 1), (1, 10, 1), (1, 3, 2), (1, 1, 2), (1, 1, 3), (1, 1, 4),
-                                 (1, 1, 5), (1, 2, 4), (3, 3, 3)):
+    for first, asking, turns in (
+        (10, 10, 1),
+        (3, 10, 1),
+        (1, 10, 1),
+        (1, 3, 2),
+        (1, 1, 2),
+        (1, 1, 3),
+        (1, 1, 4),
+        (1, 1, 5),
+        (1, 2, 4),
+        (3, 3, 3),
+    ):
         out[f"width first={first} then={asking} for {turns} turn(s)"] = _with(
-            "dialogue", first_turn_width=first, asking_width=asking, narrow_turns=turns)
+            "dialogue", first_turn_width=first, asking_width=asking, narrow_turns=turns
+        )
     return out
 
 
@@ -82,20 +100,33 @@ def run_variant(agent: Agent, sessions, data, settings: RunSettings) -> dict:
     by_scenario = {}
     for scenario in sorted({r.scenario_type for r in runs}):
         by_scenario[scenario] = summarize([r.outcome for r in runs if r.scenario_type == scenario])
-    return {"metrics": metrics, "scenarios": by_scenario, "p50_ms": latencies[len(latencies) // 2],
-            "seconds": time.perf_counter() - started}
+    return {
+        "metrics": metrics,
+        "scenarios": by_scenario,
+        "p50_ms": latencies[len(latencies) // 2],
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--real", action="store_true", help="the public sessions on the padded real catalog")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--real", action="store_true", help="the public sessions on the padded real catalog"
+    )
     parser.add_argument("--catalog")
     parser.add_argument("--sessions")
     parser.add_argument("--protocol", default="official", choices=["official", "natural"])
     parser.add_argument("--variants", default="all", help="all | widths | comma-separated names")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--try", dest="tries", action="append", default=[],
-                        help="a variant given as assignments, e.g. 'ranking.category=5,dialogue.asking_width=1'")
+    parser.add_argument(
+        "--try",
+        dest="tries",
+        action="append",
+        default=[],
+        help="a variant given as assignments, e.g. 'ranking.category=5,dialogue.asking_width=1'",
+    )
     parser.add_argument("--limit", type=int, help="only the first N sessions")
     parser.add_argument("-o", "--out", type=Path)
     args = parser.parse_args()
@@ -113,16 +144,23 @@ def main() -> None:
     if table is None:
         table = {name: {**VARIANTS, **width_variants()}[name] for name in args.variants.split(",")}
     settings = RunSettings(protocol=args.protocol, seed=args.seed, turn_timeout=None)
-    lines = [f"| variant ({args.protocol}) | TechScore | HitRate | MRR | MTTC | " +
-             " | ".join(f"{s} TS" for s in ("buying", "browsing", "intent_override", "boundary")) + " |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"| variant ({args.protocol}) | TechScore | HitRate | MRR | MTTC | "
+        + " | ".join(f"{s} TS" for s in ("buying", "browsing", "intent_override", "boundary"))
+        + " |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, change in table.items():
         result = run_variant(base.with_settings(change(AgentSettings())), sessions, data, settings)
         m = result["metrics"]
-        per = [result["scenarios"].get(s, {}).get("recommended_technical_score", float("nan"))
-               for s in ("buying", "browsing", "intent_override", "boundary")]
-        line = (f"| {name} | {m['recommended_technical_score']:.4f} | {m['hit_rate_at_10']:.3f} | {m['mrr']:.4f} | "
-                f"{m['mttc']:.2f} | " + " | ".join(f"{v:.4f}" for v in per) + " |")
+        per = [
+            result["scenarios"].get(s, {}).get("recommended_technical_score", float("nan"))
+            for s in ("buying", "browsing", "intent_override", "boundary")
+        ]
+        line = (
+            f"| {name} | {m['recommended_technical_score']:.4f} | {m['hit_rate_at_10']:.3f} | {m['mrr']:.4f} | "
+            f"{m['mttc']:.2f} | " + " | ".join(f"{v:.4f}" for v in per) + " |"
+        )
         lines.append(line)
         print(line, flush=True)
     if args.out:

@@ -1,6 +1,7 @@
 """respond() latency of the copilot: wall and CPU time per turn, and the whole-run time.
 
-    python benchmarks/agent_latency.py --catalog PADDED.jsonl.gz --sessions public_set.jsonl [--protocol official]
+    python benchmarks/agent_latency.py --catalog PADDED.jsonl.gz --sessions public_set.jsonl
+    [--protocol official]
 
 Reports agent construction time (index already built) and its warm-up (which a server
 runs in the background after start; here it runs before the timed turns so its CPU is
@@ -45,11 +46,15 @@ def percentiles(values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--catalog", required=True)
     parser.add_argument("--sessions", required=True)
     parser.add_argument("--protocol", default="official", choices=["official", "natural"])
-    parser.add_argument("--stages", action="store_true", help="also report per-stage times (a second run)")
+    parser.add_argument(
+        "--stages", action="store_true", help="also report per-stage times (a second run)"
+    )
     args = parser.parse_args()
     sessions = load_sessions(args.sessions)
     data = load_bench_data(args.catalog, sessions)
@@ -62,7 +67,9 @@ def main() -> None:
     for session in sessions:
         run_session(agent, session, data, settings)
     total = time.perf_counter() - started
-    print(f"agent construction: {built:.2f} s, warm-up {warmed:.2f} s; whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s")
+    print(
+        f"agent construction: {built:.2f} s, warm-up {warmed:.2f} s; whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s"
+    )
     print(f"respond() wall: {percentiles(agent.wall)}")
     print(f"respond() CPU:  {percentiles(agent.cpu)}")
     if args.stages:

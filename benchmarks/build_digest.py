@@ -24,7 +24,9 @@ from shopcopilot.index.build import _prepare_batch, line_batches
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("catalog", type=Path)
     catalog = parser.parse_args().catalog
     for first, lines in line_batches(catalog):
@@ -35,7 +37,8 @@ def main() -> None:
 
 
 def line_digest(line: str, prepared: object) -> str:
-    """A digest of everything derived from one line (`prepared`: what the build's workers made of it)."""
+    """A digest of everything derived from one line (`prepared`: what the build's workers made of
+    it)."""
     try:
         product = parse_line(line)
     except RecordError as exc:

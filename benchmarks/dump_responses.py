@@ -16,12 +16,13 @@ import argparse
 import json
 from pathlib import Path
 
+from rich.console import Console
+
 from shopcopilot.agent import Agent
 from shopcopilot.bench.real import prepare_real_benchmark
 from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
 from shopcopilot.bench.sessions import generate_sessions
 from shopcopilot.bench.sessions_io import load_sessions
-from rich.console import Console
 
 
 class Recorder:
@@ -38,16 +39,26 @@ class Recorder:
     def respond(self, session_id, message, turn, top_k):
         response = self.agent.respond(session_id, message, turn, top_k)
         state = self.agent.export_session(session_id)
-        line = {"run": self.label, "session": self.sessions, "turn": turn, "message": message,
-                "response": response, "state": state}
+        line = {
+            "run": self.label,
+            "session": self.sessions,
+            "turn": turn,
+            "message": message,
+            "response": response,
+            "state": state,
+        }
         self.out.write(json.dumps(line, sort_keys=True) + "\n")
         return response
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("-o", "--out", type=Path, required=True)
-    parser.add_argument("--generated", type=int, default=100, help="generated iid sessions (0: none)")
+    parser.add_argument(
+        "--generated", type=int, default=100, help="generated iid sessions (0: none)"
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N public sessions")
     args = parser.parse_args()
     catalog, sessions_path = prepare_real_benchmark(Console(stderr=True))
@@ -55,8 +66,13 @@ def main() -> None:
     runs = [("official", "official", public), ("natural", "natural", public)]
     if args.generated:
         excluded = frozenset(s.target_asin for s in public)
-        generated = list(generate_sessions(catalog, "iid", args.generated, 3, exclude_targets=excluded))
-        runs += [("generated-official", "official", generated), ("generated-natural", "natural", generated)]
+        generated = list(
+            generate_sessions(catalog, "iid", args.generated, 3, exclude_targets=excluded)
+        )
+        runs += [
+            ("generated-official", "official", generated),
+            ("generated-natural", "natural", generated),
+        ]
     agent = Agent(catalog, warm_up=False)
     agent.warm_up()
     with args.out.open("w", encoding="utf-8") as out:
@@ -64,7 +80,9 @@ def main() -> None:
             data = load_bench_data(catalog, sessions)
             recorder = Recorder(agent.with_settings(agent.settings), label, out)
             for session in sessions:
-                run_session(recorder, session, data, RunSettings(protocol=protocol, turn_timeout=None))
+                run_session(
+                    recorder, session, data, RunSettings(protocol=protocol, turn_timeout=None)
+                )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ def main() -> None:
     if args.step:
         print(json.dumps(_run_step(args)))
         return
-    catalog = Path(args.catalog) if args.catalog else _synthetic_catalog(args.work, args.size, args.seed)
+    catalog = (
+        Path(args.catalog) if args.catalog else _synthetic_catalog(args.work, args.size, args.seed)
+    )
     queries_file = args.work / f"queries-{catalog.name}-{args.queries}.json"
     if not queries_file.exists():
         queries_file.write_text(json.dumps(make_queries(catalog, args.queries, args.seed)))
@@ -49,20 +51,30 @@ def main() -> None:
             count = args.fts5_queries if backend == "fts5" else args.queries
             if backend == "fts5":
                 report["fts5_build"] = _child(args, "fts5-build", catalog, cache)
-            report[f"queries_{backend}"] = _child(args, "queries", catalog, cache, backend, queries_file, count)
+            report[f"queries_{backend}"] = _child(
+                args, "queries", catalog, cache, backend, queries_file, count
+            )
     print(json.dumps(report, indent=1))
 
 
 def _arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--size", type=int, default=50_000, help="synthetic catalog size")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--catalog", help="use this catalog instead of a synthetic one")
     parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--fts5-queries", type=int, default=1000, help="FTS5 is slow at scale: fewer queries")
+    parser.add_argument(
+        "--fts5-queries", type=int, default=1000, help="FTS5 is slow at scale: fewer queries"
+    )
     parser.add_argument("--backends", default="tantivy,fts5")
-    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "shopcopilot-index-bench")
-    parser.add_argument("--step", choices=["build", "open", "fts5-build", "queries"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--work", type=Path, default=Path(tempfile.gettempdir()) / "shopcopilot-index-bench"
+    )
+    parser.add_argument(
+        "--step", choices=["build", "open", "fts5-build", "queries"], help=argparse.SUPPRESS
+    )
     parser.add_argument("--cache", help=argparse.SUPPRESS)
     parser.add_argument("--backend", help=argparse.SUPPRESS)
     parser.add_argument("--queries-file", help=argparse.SUPPRESS)
@@ -102,11 +114,29 @@ def make_queries(catalog: Path, count: int, seed: int) -> list[str]:
     return queries
 
 
-def _child(args: argparse.Namespace, step: str, catalog: Path, cache: str, *extra: Any) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--step", step, "--catalog", str(catalog), "--cache", cache]
+def _child(
+    args: argparse.Namespace, step: str, catalog: Path, cache: str, *extra: Any
+) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        __file__,
+        "--step",
+        step,
+        "--catalog",
+        str(catalog),
+        "--cache",
+        cache,
+    ]
     if extra:
         backend, queries_file, count = extra
-        command += ["--backend", backend, "--queries-file", str(queries_file), "--queries", str(count)]
+        command += [
+            "--backend",
+            backend,
+            "--queries-file",
+            str(queries_file),
+            "--queries",
+            str(count),
+        ]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     result = json.loads(done.stdout)
     print(f"{step} {extra[:1]}: {result}", file=sys.stderr)
@@ -115,7 +145,9 @@ def _child(args: argparse.Namespace, step: str, catalog: Path, cache: str, *extr
 
 def _run_step(args: argparse.Namespace) -> dict[str, Any]:
     os.environ["SHOPCOPILOT_CACHE"] = args.cache
-    load_before = round(os.getloadavg()[0], 2)  # 1-minute average: other jobs slow a CPU-bound build
+    load_before = round(
+        os.getloadavg()[0], 2
+    )  # 1-minute average: other jobs slow a CPU-bound build
     started = time.perf_counter()
     index = open_index(args.catalog, progress=False)
     opened = time.perf_counter() - started
@@ -123,7 +155,9 @@ def _run_step(args: argparse.Namespace) -> dict[str, Any]:
     if args.step == "build":
         # The build is CPU-bound on all cores: its CPU time (this process and its workers) says
         # more than its wall time on a shared machine.
-        result["cpu_s"] = round(_cpu_seconds(resource.RUSAGE_SELF) + _cpu_seconds(resource.RUSAGE_CHILDREN), 2)
+        result["cpu_s"] = round(
+            _cpu_seconds(resource.RUSAGE_SELF) + _cpu_seconds(resource.RUSAGE_CHILDREN), 2
+        )
         result["load_average_before"] = load_before
         result["products"] = index.manifest["products"]
         result["steps"] = index.manifest["timings_s"]
@@ -180,7 +214,10 @@ def _folder_bytes(folder: Path) -> int:
 
 def machine() -> dict[str, Any]:
     cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
-    cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if "model name" in line), platform.processor())
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in cpuinfo if "model name" in line),
+        platform.processor(),
+    )
     meminfo = Path("/proc/meminfo").read_text().splitlines()
     memory_kb = next(int(line.split()[1]) for line in meminfo if "MemTotal" in line)
     return {

@@ -15,11 +15,11 @@ from typing import Any
 
 from .dialogue import DialogueSettings, decide
 from .index.catalog_index import CatalogIndex, open_index
-from .rank import RankWeights, reason, rerank
+from .index.counts import catalog_counts
 from .index.features import load_or_build
+from .rank import RankWeights, reason, rerank
 from .retrieve import RetrievalSettings, retrieve
 from .state import ShoppingState, update
-from .index.counts import catalog_counts
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
 from .trace import EventSink, Tracer
@@ -41,8 +41,15 @@ class TurnResult:
 
 
 class Agent:
-    def __init__(self, catalog_path: str | Path | None = None, *, settings: AgentSettings | None = None,
-                 index=None, progress: bool = False, warm_up: bool = True) -> None:
+    def __init__(
+        self,
+        catalog_path: str | Path | None = None,
+        *,
+        settings: AgentSettings | None = None,
+        index=None,
+        progress: bool = False,
+        warm_up: bool = True,
+    ) -> None:
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = _lexicon(self.index)
@@ -50,11 +57,14 @@ class Agent:
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
         _out_of_gc_reach()
-        if warm_up:  # in the background, so start-up does not wait (a server calls warm_up() itself)
+        if (
+            warm_up
+        ):  # in the background, so start-up does not wait (a server calls warm_up() itself)
             threading.Thread(target=self.warm_up, name="agent-warm-up", daemon=True).start()
 
     def warm_up(self) -> None:
-        """Load what the first turns would otherwise wait for (about 1 s of work at 50k products)."""
+        """Load what the first turns would otherwise wait for (about 1 s of work at 50k
+        products)."""
         self.index.store.asins_for_rows([])  # the row -> id map every search uses
         is_english("warm")  # the spelling guard's dictionary
         self.features.warm_facets()  # what the question policy reads for every candidate pool
@@ -64,7 +74,12 @@ class Agent:
     def with_settings(self, settings: AgentSettings) -> Agent:
         """A sibling agent sharing this one's index and caches (ablations, tuning); no sessions."""
         sibling = object.__new__(Agent)
-        sibling.settings, sibling.index, sibling.lexicon, sibling.features = settings, self.index, self.lexicon, self.features
+        sibling.settings, sibling.index, sibling.lexicon, sibling.features = (
+            settings,
+            self.index,
+            self.lexicon,
+            self.features,
+        )
         sibling._sessions, sibling._lock = {}, threading.Lock()
         return sibling
 
@@ -73,18 +88,35 @@ class Agent:
         with self._lock:
             self._sessions[session_id] = ShoppingState(profile=dict(user_profile or {}))
 
-    def respond(self, session_id: str, user_message: str, turn: int, top_k: int = 10) -> dict[str, Any]:
+    def respond(
+        self, session_id: str, user_message: str, turn: int, top_k: int = 10
+    ) -> dict[str, Any]:
         return self._turn(session_id, user_message, turn, top_k, None, detailed=False)[0]
 
     # -- the richer API (web demo, CLI chat, tests) ----------------------
-    def respond_traced(self, session_id: str, user_message: str, turn: int | None = None, top_k: int = 10,
-                       on_event: EventSink | None = None) -> TurnResult:
+    def respond_traced(
+        self,
+        session_id: str,
+        user_message: str,
+        turn: int | None = None,
+        top_k: int = 10,
+        on_event: EventSink | None = None,
+    ) -> TurnResult:
         """One turn through every stage; `on_event` receives each stage's trace event as it ends."""
-        response, state, diff, tracer = self._turn(session_id, user_message, turn, top_k, on_event, detailed=True)
+        response, state, diff, tracer = self._turn(
+            session_id, user_message, turn, top_k, on_event, detailed=True
+        )
         return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
 
-    def _turn(self, session_id: str, user_message: str, turn: int | None, top_k: int,
-              on_event: EventSink | None, detailed: bool) -> tuple[dict[str, Any], ShoppingState, Any, Tracer]:
+    def _turn(
+        self,
+        session_id: str,
+        user_message: str,
+        turn: int | None,
+        top_k: int,
+        on_event: EventSink | None,
+        detailed: bool,
+    ) -> tuple[dict[str, Any], ShoppingState, Any, Tracer]:
         state = self._session(session_id)
         turn = turn if turn is not None else state.turn + 1
         tracer = Tracer(on_event, detailed)
@@ -112,8 +144,12 @@ class Agent:
             candidates = retrieve(state, self.index, self.settings.retrieval)
             event.summary = f"{len(candidates)} candidates (window {candidates.window})"
             if tracer.detailed:
-                event.output = {"query": candidates.query_text, "count": len(candidates), "window": candidates.window,
-                                "top_ids": self.index.store.asins_for_rows(candidates.best_rows(EXPLAINED))}
+                event.output = {
+                    "query": candidates.query_text,
+                    "count": len(candidates),
+                    "window": candidates.window,
+                    "top_ids": self.index.store.asins_for_rows(candidates.best_rows(EXPLAINED)),
+                }
         return candidates
 
     def _rank(self, tracer: Tracer, state: ShoppingState, candidates, top_k: int):
@@ -122,39 +158,71 @@ class Agent:
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
             rows = self.features.of_store_rows(candidates.rows)
-            ranked = rerank(state, self.features, rows, candidates.scores, self.settings.ranking, exclude=seen,
-                            limit=keep, explain_top=EXPLAINED if tracer.detailed else 0)
+            ranked = rerank(
+                state,
+                self.features,
+                rows,
+                candidates.scores,
+                self.settings.ranking,
+                exclude=seen,
+                limit=keep,
+                explain_top=EXPLAINED if tracer.detailed else 0,
+            )
             if tracer.detailed:
-                lexical_order = self.index.store.asins_for_rows(candidates.best_rows(len(candidates)))
+                lexical_order = self.index.store.asins_for_rows(
+                    candidates.best_rows(len(candidates))
+                )
                 event.output = _rerank_output(lexical_order, ranked)
             event.summary = f"best {len(ranked)} kept, {len(seen)} already shown this epoch"
         return ranked
 
     def _decide(self, tracer: Tracer, state: ShoppingState, ranked, turn: int, top_k: int):
         with tracer.stage("dialogue") as event:
-            decision = decide(state, ranked, self.features, turn, top_k, self.settings.dialogue,
-                              alternatives=tracer.detailed)
-            event.output = {"ask_attribute": decision.ask_attribute, "options": decision.options,
-                            "alternatives": decision.alternatives, "width": decision.width}
+            decision = decide(
+                state,
+                ranked,
+                self.features,
+                turn,
+                top_k,
+                self.settings.dialogue,
+                alternatives=tracer.detailed,
+            )
+            event.output = {
+                "ask_attribute": decision.ask_attribute,
+                "options": decision.options,
+                "alternatives": decision.alternatives,
+                "width": decision.width,
+            }
             event.summary = f"ask {decision.ask_attribute or 'nothing'}, show {decision.width}"
         return decision
 
-    def _respond(self, tracer: Tracer, state: ShoppingState, ranked, decision, turn: int) -> dict[str, Any]:
+    def _respond(
+        self, tracer: Tracer, state: ShoppingState, ranked, decision, turn: int
+    ) -> dict[str, Any]:
         with tracer.stage("respond") as event:
             shown = ranked.explain(decision.width)[: decision.width]
-            earlier = {asin for epoch, ids in state.shown.items() if epoch != state.epoch for asin in ids}
+            earlier = {
+                asin for epoch, ids in state.shown.items() if epoch != state.epoch for asin in ids
+            }
             response = {
                 "message": decision.message,
                 "ask_attribute": decision.ask_attribute,
                 "recommendations": [
-                    {"parent_asin": s.parent_asin, "score": round(s.score, 4), "reason": reason(s),
-                     "shown_before": s.parent_asin in earlier}
+                    {
+                        "parent_asin": s.parent_asin,
+                        "score": round(s.score, 4),
+                        "reason": reason(s),
+                        "shown_before": s.parent_asin in earlier,
+                    }
                     for s in shown
                 ],
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0},
             }
             _record_turn(state, turn, decision, [s.parent_asin for s in shown])
-            event.output, event.summary = {"recommendations": len(shown)}, f"{len(shown)} recommendations"
+            event.output, event.summary = (
+                {"recommendations": len(shown)},
+                f"{len(shown)} recommendations",
+            )
         return response
 
     def forget(self, session_id: str) -> None:
@@ -183,8 +251,9 @@ EXPLAINED = 10  # top products whose evidence the trace shows
 def _lexicon(index: CatalogIndex) -> Lexicon:
     """What the words of this catalog mean: its category paths, usable store names and words."""
     counts = catalog_counts(index.store, index.path)
-    brands = counts.remembered("usable_brands", usable_brands_version(),
-                               lambda: usable_brands(counts.brands, counts.paths))
+    brands = counts.remembered(
+        "usable_brands", usable_brands_version(), lambda: usable_brands(counts.brands, counts.paths)
+    )
     return Lexicon(counts.paths, brands, counts.words)
 
 
@@ -223,8 +292,16 @@ def _rerank_output(lexical_order: list[str], ranked) -> dict[str, Any]:
     before = {asin: i for i, asin in enumerate(lexical_order)}
     top = ranked[:EXPLAINED]
     return {
-        "moves": [{"parent_asin": s.parent_asin, "from": before.get(s.parent_asin, -1) + 1, "to": i + 1}
-                  for i, s in enumerate(top)],
-        "top": [{"parent_asin": s.parent_asin, "score": round(s.score, 3),
-                 "evidence": {k: round(v, 3) for k, v in s.parts.items()}} for s in top],
+        "moves": [
+            {"parent_asin": s.parent_asin, "from": before.get(s.parent_asin, -1) + 1, "to": i + 1}
+            for i, s in enumerate(top)
+        ],
+        "top": [
+            {
+                "parent_asin": s.parent_asin,
+                "score": round(s.score, 3),
+                "evidence": {k: round(v, 3) for k, v in s.parts.items()},
+            }
+            for s in top
+        ],
     }

@@ -19,11 +19,20 @@ TITLE_CHARS = 80
 
 
 @click.command("chat")
-@click.option("--catalog", type=click.Path(path_type=Path),
-              help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).")
+@click.option(
+    "--catalog",
+    type=click.Path(path_type=Path),
+    help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).",
+)
 @click.option("--trace", is_flag=True, help="Show each pipeline stage with its timing and output.")
-@click.option("-k", "--top-k", default=10, show_default=True, type=click.IntRange(min=1),
-              help="Products to show at most per turn.")
+@click.option(
+    "-k",
+    "--top-k",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Products to show at most per turn.",
+)
 def chat(catalog: Path | None, trace: bool, top_k: int) -> None:
     """Talk to the copilot in the terminal. Empty line or Ctrl-D ends the conversation."""
     from .agent import Agent  # local: the rest of the CLI, --help included, starts faster
@@ -58,5 +67,7 @@ def show_turn(console: Console, agent: Agent, result: TurnResult, trace: bool) -
     console.print(table)
     if trace:
         for event in result.trace:
-            console.print(f"  [dim]{event['stage']:<10} {event['ms']:7.2f} ms  {event['summary']}[/dim]")
+            console.print(
+                f"  [dim]{event['stage']:<10} {event['ms']:7.2f} ms  {event['summary']}[/dim]"
+            )
     console.print(f"[bold]copilot>[/bold] {result.response['message']}")

@@ -57,16 +57,18 @@ class Level(StrEnum):
 
 # The attribute a facet's value answers. Department and fit are asked about as style: the
 # official protocol has no department question, and fit ("slim", "relaxed") reads as a style.
-QUESTION_FOR: Mapping[Facet, Attribute] = MappingProxyType({
-    Facet.COLOR: Attribute.COLOR,
-    Facet.MATERIAL: Attribute.MATERIAL,
-    Facet.SIZE: Attribute.SIZE,
-    Facet.WIDTH: Attribute.SIZE,
-    Facet.DEPARTMENT: Attribute.STYLE,
-    Facet.STYLE: Attribute.STYLE,
-    Facet.FIT: Attribute.STYLE,
-    Facet.CLOSURE: Attribute.FEATURE,
-    Facet.USE_CASE: Attribute.USE_CASE,
-    Facet.BRAND: Attribute.BRAND,
-    Facet.BUDGET: Attribute.BUDGET,
-})
+QUESTION_FOR: Mapping[Facet, Attribute] = MappingProxyType(
+    {
+        Facet.COLOR: Attribute.COLOR,
+        Facet.MATERIAL: Attribute.MATERIAL,
+        Facet.SIZE: Attribute.SIZE,
+        Facet.WIDTH: Attribute.SIZE,
+        Facet.DEPARTMENT: Attribute.STYLE,
+        Facet.STYLE: Attribute.STYLE,
+        Facet.FIT: Attribute.STYLE,
+        Facet.CLOSURE: Attribute.FEATURE,
+        Facet.USE_CASE: Attribute.USE_CASE,
+        Facet.BRAND: Attribute.BRAND,
+        Facet.BUDGET: Attribute.BUDGET,
+    }
+)

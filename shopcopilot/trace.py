@@ -20,8 +20,13 @@ class StageEvent:
     output: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"stage": self.stage, "ms": round(self.ms, 3), "summary": self.summary,
-                "input": self.input, "output": self.output}
+        return {
+            "stage": self.stage,
+            "ms": round(self.ms, 3),
+            "summary": self.summary,
+            "input": self.input,
+            "output": self.output,
+        }
 
 
 class Tracer:

@@ -35,13 +35,17 @@ LOOKUP = "shared_data_dir"  # the name library modules call it by
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # `-m "not shared"` can only leave out what is marked: refuse an unmarked reader.
-    unmarked = [item.nodeid for item in items
-                if SHARED_FIXTURE in getattr(item, "fixturenames", ())
-                and item.get_closest_marker("shared") is None]
+    unmarked = [
+        item.nodeid
+        for item in items
+        if SHARED_FIXTURE in getattr(item, "fixturenames", ())
+        and item.get_closest_marker("shared") is None
+    ]
     if unmarked:
         raise pytest.UsageError(
             f"tests using the {SHARED_FIXTURE!r} fixture must be marked @pytest.mark.shared: "
-            + ", ".join(unmarked))
+            + ", ".join(unmarked)
+        )
 
 
 @pytest.fixture(scope="session")
@@ -116,22 +120,32 @@ def _filler(count: int) -> list[dict[str, object]]:
 
 _COATS = [TOP, "Women", "Clothing", "Coats, Jackets & Vests"]
 _HAND_RECORDS = [
-    _record("TITLE01", "Quokka Canvas Tote",
-            description=["Roomy bag for daily errands and the market."]),
-    _record("DESC01", "Canvas Shopper Tote",
-            description=["Roomy bag with a quokka print for daily errands."]),
+    _record(
+        "TITLE01", "Quokka Canvas Tote", description=["Roomy bag for daily errands and the market."]
+    ),
+    _record(
+        "DESC01",
+        "Canvas Shopper Tote",
+        description=["Roomy bag with a quokka print for daily errands."],
+    ),
     _record("PHRASE1", "Red Cotton Dress Midi", features=["Breathable fabric"]),
     _record("PHRASE2", "Cotton Dress in Red", features=["Breathable fabric"]),
     _record("AND01", "Zephyr Lantern Beanie"),
     _record("OR01", "Zephyr Compass Gloves"),
     _record("OR02", "Lantern Orchard Socks"),
-    _record("PARKA1", "Quilted Parka", price=10.0, categories=_COATS,
-            details={"Department": "Womens"}),
-    _record("PARKA2", "Hooded Parka", price=50.0,
-            categories=[TOP, "Men", "Clothing", "Coats, Jackets & Vests"],
-            details={"Department": "Mens"}),
-    _record("PARKA3", "Belted Parka", price=None, categories=_COATS,
-            details={"Department": "Womens"}),
+    _record(
+        "PARKA1", "Quilted Parka", price=10.0, categories=_COATS, details={"Department": "Womens"}
+    ),
+    _record(
+        "PARKA2",
+        "Hooded Parka",
+        price=50.0,
+        categories=[TOP, "Men", "Clothing", "Coats, Jackets & Vests"],
+        details={"Department": "Mens"},
+    ),
+    _record(
+        "PARKA3", "Belted Parka", price=None, categories=_COATS, details={"Department": "Womens"}
+    ),
     _record("STORE01", "Plain Knit Cardigan", store="Wombatwear", features=["Ribbed cuffs"]),
     *_filler(24),
 ]
@@ -161,8 +175,9 @@ def hand_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def hand_index(hand_catalog: Path, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[CatalogIndex]:
+def hand_index(
+    hand_catalog: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CatalogIndex]:
     """An index over the hand-written catalog. Module-scoped: its answer cache is per module,
     so one module's searches never decide whether another's reach the back end."""
     with pytest.MonkeyPatch.context() as patch:
@@ -228,8 +243,9 @@ def lexicon() -> Lexicon:
     return _make_lexicon(brands=["Nike", "Cherokee"])
 
 
-def _play(lexicon: Lexicon, *messages: str, asked: list[str | None] | None = None
-          ) -> tuple[ShoppingState, list[StateDiff]]:
+def _play(
+    lexicon: Lexicon, *messages: str, asked: list[str | None] | None = None
+) -> tuple[ShoppingState, list[StateDiff]]:
     state = ShoppingState()
     diffs = []
     for turn, message in enumerate(messages, start=1):

@@ -30,7 +30,9 @@ def real_agent(shared_data, tmp_path_factory):
 
 def test_response_follows_the_official_contract(agent):
     agent.reset("c1", {"preference_tags": ["fit"]})
-    response = agent.respond("c1", "I'm looking for a women's dress, but I'm still exploring.", 1, 10)
+    response = agent.respond(
+        "c1", "I'm looking for a women's dress, but I'm still exploring.", 1, 10
+    )
     assert isinstance(response["message"], str) and response["message"]
     assert response["ask_attribute"] is None or response["ask_attribute"] in set(Attribute)
     assert 1 <= len(response["recommendations"]) <= 10
@@ -83,7 +85,9 @@ def test_last_turn_recommends_without_asking(agent):
 def test_trace_has_every_stage_in_order(agent):
     agent.reset("t", {})
     events = []
-    result = agent.respond_traced("t", "I need running shoes for women under $60", 1, 10, on_event=events.append)
+    result = agent.respond_traced(
+        "t", "I need running shoes for women under $60", 1, 10, on_event=events.append
+    )
     assert [e["stage"] for e in events] == ["state", "retrieve", "rank", "dialogue", "respond"]
     assert events == result.trace
     assert all(e["ms"] >= 0 and e["summary"] for e in events)
@@ -117,7 +121,9 @@ def test_official_conversations_on_real_records_find_their_targets(real_agent, s
         message, override_sent = customer.first_message(), customer.override_turn() is None
         for turn in range(1, 11):
             response = agent.respond(session.sample_id, message, turn, 10)
-            if override_sent and session.target_asin in score_recommendations(response["recommendations"], ids):
+            if override_sent and session.target_asin in score_recommendations(
+                response["recommendations"], ids
+            ):
                 found += 1
                 break
             if not override_sent and turn + 1 == customer.override_turn():

@@ -29,7 +29,9 @@ def test_category_path_drops_the_top_category() -> None:
 
 def test_department_priority_details_then_categories_then_title() -> None:
     categories = ("Clothing, Shoes & Jewelry", "Men", "Shirts")
-    with_field = _product("Women's Tee", categories=categories, details={"Department": "Unisex-adult"})
+    with_field = _product(
+        "Women's Tee", categories=categories, details={"Department": "Unisex-adult"}
+    )
     assert derive(with_field).department == "unisex"
     assert derive(_product("Women's Tee", categories=categories)).department == "men"
     assert derive(_product("Women's Tee")).department == "women"
@@ -73,7 +75,9 @@ def test_colors_from_title_details_and_features_in_that_order() -> None:
 def test_closure_sources() -> None:
     assert derive(_product("Pants", features=("Pull On closure",))).closure == "pull on"
     assert derive(_product("Pants", features=("Pull-On closure",))).closure == "pull on"
-    assert derive(_product("Jeans", features=("Zipper fly with button closure",))).closure == "button"
+    assert (
+        derive(_product("Jeans", features=("Zipper fly with button closure",))).closure == "button"
+    )
     assert derive(_product("Jeans", features=("Elastic closure",))).closure == "elastic"
     boot = _product("Boot", details={"Closure Type": "Hook and Loop"}, features=("Zipper closure",))
     assert derive(boot).closure == "hook and loop"
@@ -95,7 +99,9 @@ def test_sizes_ranges_title_end_and_width() -> None:
 
 
 def test_size_words_in_prose_are_not_sizes() -> None:
-    attrs = derive(_product("Small Black Sling Bag", features=("Large main pocket with a wide opening",)))
+    attrs = derive(
+        _product("Small Black Sling Bag", features=("Large main pocket with a wide opening",))
+    )
     assert attrs.sizes == ()
 
 
@@ -111,15 +117,29 @@ def test_prechecks_on_case_folded_text_are_sound() -> None:
 
 
 def test_range_cue_never_hides_a_range() -> None:
-    for text in ["S-XL", "Small to X-Large", "XS~3XL", "m - l", "2XL through 5XL", "Stoxl", "XXS–XXL", "ſ-xl"]:
+    for text in [
+        "S-XL",
+        "Small to X-Large",
+        "XS~3XL",
+        "m - l",
+        "2XL through 5XL",
+        "Stoxl",
+        "XXS–XXL",
+        "ſ-xl",
+    ]:
         assert attributes_module._LETTER_RANGE.search(text), text
         assert attributes_module._RANGE_CUE.search(text.casefold()), text
 
 
 def test_brand_prefers_brand_fields_then_store() -> None:
-    branded = _product(details={"Brand Name": "Acme", "Manufacturer": "Acme Corp"}, store="Acme Store")
+    branded = _product(
+        details={"Brand Name": "Acme", "Manufacturer": "Acme Corp"}, store="Acme Store"
+    )
     assert derive(branded).brand == "Acme"
-    assert derive(_product(details={"Manufacturer": "Acme Corp"}, store="Acme Store")).brand == "Acme Store"
+    assert (
+        derive(_product(details={"Manufacturer": "Acme Corp"}, store="Acme Store")).brand
+        == "Acme Store"
+    )
     assert derive(_product(details={"Manufacturer": "Acme Corp"})).brand == "Acme Corp"
     assert derive(_product()).brand is None
 
@@ -183,11 +203,18 @@ def test_round_trip_through_json() -> None:
 
 @pytest.mark.parametrize(
     ("record", "message"),
-    [([], "must be a JSON object"), ({"colors": "blue"}, "'colors' must be a list"),
-     ({"colors": [1]}, "'colors' must hold only strings"), ({"price": "cheap"}, "'price' must be a number"),
-     ({"materials": [{"percent": 5}]}, "'materials' entries need a string 'name'"),
-     ({"dimensions": [{"unit": "mm", "values": ["x"]}]}, "'dimensions' values must be a list of numbers"),
-     ({"department": 3}, "'department' must be a string")],
+    [
+        ([], "must be a JSON object"),
+        ({"colors": "blue"}, "'colors' must be a list"),
+        ({"colors": [1]}, "'colors' must hold only strings"),
+        ({"price": "cheap"}, "'price' must be a number"),
+        ({"materials": [{"percent": 5}]}, "'materials' entries need a string 'name'"),
+        (
+            {"dimensions": [{"unit": "mm", "values": ["x"]}]},
+            "'dimensions' values must be a list of numbers",
+        ),
+        ({"department": 3}, "'department' must be a string"),
+    ],
 )
 def test_from_dict_names_the_bad_field(record: object, message: str) -> None:
     with pytest.raises(AttributesError, match=message):
@@ -212,11 +239,19 @@ def test_odd_records_do_not_crash() -> None:
 
 
 def test_descriptions_lose_markup_and_runs_of_whitespace() -> None:
-    # Every character str.split() splits on is one re's \s matches, and no other: both collapse alike.
+    # Every character str.split() splits on is one re's \s matches, and no other: both collapse
+    # alike.
     every = "".join(map(chr, range(sys.maxunicode + 1)))
     assert set(re.findall(r"\s", every)) == {c for c in every if c.isspace()}
-    record = {"parent_asin": "X2", "title": "Thing",
-              "description": ["<p>Soft&nbsp;cotton</p>\n\t<br/>tee&amp;top\u2003 \x1c end ", " <i> </i> ", "a  b"]}
+    record = {
+        "parent_asin": "X2",
+        "title": "Thing",
+        "description": [
+            "<p>Soft&nbsp;cotton</p>\n\t<br/>tee&amp;top\u2003 \x1c end ",
+            " <i> </i> ",
+            "a  b",
+        ],
+    }
     assert product_from_record(record).description == ("Soft cotton tee&top end", "a b")
 
 
@@ -239,7 +274,9 @@ def test_real_scrub_pants(real_products: dict[str, Product]) -> None:
     assert attrs.leaf == "Scrub Bottoms"
     assert {"S", "5XL"} <= set(attrs.sizes)  # "sizes from S to 5XL"
     assert "medical" in attrs.use_cases
-    assert all(d.unit != "inch" or d.values != (15.0, 12.0, 0.33) for d in attrs.dimensions)  # package box
+    assert all(
+        d.unit != "inch" or d.values != (15.0, 12.0, 0.33) for d in attrs.dimensions
+    )  # package box
 
 
 @pytest.mark.shared
@@ -284,10 +321,12 @@ def test_real_catalog_coverage_and_speed(real_products: dict[str, Product]) -> N
     assert share(lambda a: a.closure) > 0.45
     assert share(lambda a: a.colors) > 0.35
     # Every "N% Material" bullet of the real file yields that material with its share.
-    for product, attrs in zip(products, derived):
+    for product, attrs in zip(products, derived, strict=True):
         for feature in product.features:
             if feature in ("100% Cotton", "100% Polyester", "100% Leather"):
-                assert MaterialShare(feature.split()[1].lower(), 100.0) in attrs.materials, product.parent_asin
+                assert MaterialShare(feature.split()[1].lower(), 100.0) in attrs.materials, (
+                    product.parent_asin
+                )
     # Generous bound for a shared 2-core machine; typical is about 0.5 ms.
     assert per_product < 0.005
     for attrs in derived:

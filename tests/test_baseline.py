@@ -11,8 +11,16 @@ from shopcopilot.bench.baseline import MESSAGE, BaselineAgent, query_tokens
 
 
 def record(asin: str, title: str, description: str = "", features: tuple[str, ...] = ()) -> dict:
-    return {"parent_asin": asin, "title": title, "features": list(features), "description": [description],
-            "price": 20.0, "categories": ["Clothing, Shoes & Jewelry", "Women"], "details": {}, "store": "Fixture"}
+    return {
+        "parent_asin": asin,
+        "title": title,
+        "features": list(features),
+        "description": [description],
+        "price": 20.0,
+        "categories": ["Clothing, Shoes & Jewelry", "Women"],
+        "details": {},
+        "store": "Fixture",
+    }
 
 
 @pytest.fixture()

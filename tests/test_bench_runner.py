@@ -53,13 +53,22 @@ def catalog(tmp_path_factory: pytest.TempPathFactory, write_catalog) -> Path:
 
 
 def make_session(sample_id: str, scenario: str, target: str) -> Session:
-    return Session(sample_id=sample_id, scenario_type=scenario, user_profile={"summary": "x"}, target_asin=target,
-                   category_bucket="clothing", difficulty_bucket="easy")
+    return Session(
+        sample_id=sample_id,
+        scenario_type=scenario,
+        user_profile={"summary": "x"},
+        target_asin=target,
+        category_bucket="clothing",
+        difficulty_bucket="easy",
+    )
 
 
 def fixture_sessions() -> list[Session]:
     scenarios = ["buying", "browsing", "intent_override", "boundary"]
-    return [make_session(f"fx_{n:02d}", scenarios[n % 4], f"P{(n * 7) % CATALOG_SIZE:02d}") for n in range(12)]
+    return [
+        make_session(f"fx_{n:02d}", scenarios[n % 4], f"P{(n * 7) % CATALOG_SIZE:02d}")
+        for n in range(12)
+    ]
 
 
 def data_for(catalog: Path, sessions: list[Session]):
@@ -103,10 +112,15 @@ class HashAgent:
         pass
 
     def respond(self, session_id: str, user_message: str, turn: int, top_k: int) -> dict:
-        ranked = sorted(self.ids, key=lambda asin: hashlib.sha256(f"{user_message}|{asin}".encode()).hexdigest())
-        return {"message": "here", "ask_attribute": self.ASKS[turn % len(self.ASKS)],
-                "recommendations": [{"parent_asin": asin} for asin in ranked[:top_k]],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
+        ranked = sorted(
+            self.ids, key=lambda asin: hashlib.sha256(f"{user_message}|{asin}".encode()).hexdigest()
+        )
+        return {
+            "message": "here",
+            "ask_attribute": self.ASKS[turn % len(self.ASKS)],
+            "recommendations": [{"parent_asin": asin} for asin in ranked[:top_k]],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+        }
 
 
 class RaisingAgent(ShowAgent):
@@ -148,7 +162,8 @@ class BrokenConstructorAgent:
 OFFICIAL = RunSettings(protocol="official", turn_timeout=5.0)
 
 
-# ---- the session loop --------------------------------------------------------------------------------
+# ---- the session loop
+# --------------------------------------------------------------------------------
 
 
 def test_hit_is_recorded_with_turn_and_rank(catalog: Path) -> None:
@@ -157,7 +172,9 @@ def test_hit_is_recorded_with_turn_and_rank(catalog: Path) -> None:
     run = run_session(agent, session, data_for(catalog, [session]), OFFICIAL)
     assert (run.first_hit_turn, run.best_rank) == (2, 2)
     assert len(run.turns) == 2 and run.turns[-1].counted_hit
-    assert agent.messages[0] == "I'm looking for Women Group 0. A key requirement is: denim shell."  # "denim" is no material word
+    assert (
+        agent.messages[0] == "I'm looking for Women Group 0. A key requirement is: denim shell."
+    )  # "denim" is no material word
 
 
 def test_hits_before_the_override_do_not_count(catalog: Path) -> None:
@@ -169,12 +186,16 @@ def test_hits_before_the_override_do_not_count(catalog: Path) -> None:
         assert run.first_hit_turn == override_turn and run.best_rank == 1
         shown_early = run.turns[: override_turn - 1]
         assert all(turn.target_rank == 1 and not turn.counted_hit for turn in shown_early)
-        assert agent.messages[override_turn - 1].startswith("Actually, ignore my earlier preference.")
+        assert agent.messages[override_turn - 1].startswith(
+            "Actually, ignore my earlier preference."
+        )
 
 
 def test_a_miss_runs_ten_turns_and_scores_eleven(catalog: Path) -> None:
     session = make_session("s1", "browsing", "P05")
-    run = run_session(ShowAgent(show={"all": ["P01"]}), session, data_for(catalog, [session]), OFFICIAL)
+    run = run_session(
+        ShowAgent(show={"all": ["P01"]}), session, data_for(catalog, [session]), OFFICIAL
+    )
     assert run.first_hit_turn is None and len(run.turns) == 10
     assert summarize([run.outcome])["mttc"] == 11.0
 
@@ -189,7 +210,9 @@ def test_customer_answers_the_asked_attribute(catalog: Path) -> None:
 
 def test_invalid_and_duplicate_ids_are_skipped_before_ranking(catalog: Path) -> None:
     session = make_session("s1", "buying", "P05")
-    agent = ShowAgent(show={"all": ["NOPE", "P01", {"parent_asin": "P01"}, " ", {"parent_asin": " P05 "}]})
+    agent = ShowAgent(
+        show={"all": ["NOPE", "P01", {"parent_asin": "P01"}, " ", {"parent_asin": " P05 "}]}
+    )
     run = run_session(agent, session, data_for(catalog, [session]), OFFICIAL)
     assert (run.first_hit_turn, run.best_rank) == (1, 2)
     assert run.turns[0].recommended == ["P01", "P05"]
@@ -199,15 +222,22 @@ def test_invalid_and_duplicate_ids_are_skipped_before_ranking(catalog: Path) -> 
 def test_broken_responses_count_as_empty_turns_and_errors(catalog: Path, agent_class) -> None:
     session = make_session("s1", "buying", "P00")
     run = run_session(agent_class(), session, data_for(catalog, [session]), OFFICIAL)
-    assert run.first_hit_turn is None  # BadMessageAgent shows the target, but its response does not count
+    assert (
+        run.first_hit_turn is None
+    )  # BadMessageAgent shows the target, but its response does not count
     assert len(run.turns) == 10 and run.errors == 10 and run.timeouts == 0
-    assert run.turns[1].customer_message == "Those options are not quite right yet. Ask me about one specific attribute."
+    assert (
+        run.turns[1].customer_message
+        == "Those options are not quite right yet. Ask me about one specific attribute."
+    )
 
 
 def test_slow_turns_time_out_and_the_run_goes_on(catalog: Path) -> None:
     session = make_session("s1", "buying", "P00")
     started = time.perf_counter()
-    run = run_session(SlowAgent(), session, data_for(catalog, [session]), RunSettings(turn_timeout=0.05))
+    run = run_session(
+        SlowAgent(), session, data_for(catalog, [session]), RunSettings(turn_timeout=0.05)
+    )
     assert time.perf_counter() - started < 3.0
     assert run.timeouts == 10 and run.errors == 0 and run.first_hit_turn is None
     assert all(turn.latency_ms == 50.0 for turn in run.turns)
@@ -215,16 +245,22 @@ def test_slow_turns_time_out_and_the_run_goes_on(catalog: Path) -> None:
 
 def test_reset_failure_is_counted_and_the_session_still_runs(catalog: Path) -> None:
     session = make_session("s1", "buying", "P05")
-    run = run_session(ResetRaisingAgent(show={"all": ["P05"]}), session, data_for(catalog, [session]), OFFICIAL)
+    run = run_session(
+        ResetRaisingAgent(show={"all": ["P05"]}), session, data_for(catalog, [session]), OFFICIAL
+    )
     assert run.errors == 1 and run.first_hit_turn == 1
 
 
 def test_usage_sums_only_non_negative_integers(catalog: Path) -> None:
     session = make_session("s1", "browsing", "P05")
     data = data_for(catalog, [session])
-    good = run_session(ShowAgent(usage={"prompt_tokens": 7, "completion_tokens": 2}), session, data, OFFICIAL)
+    good = run_session(
+        ShowAgent(usage={"prompt_tokens": 7, "completion_tokens": 2}), session, data, OFFICIAL
+    )
     assert (good.prompt_tokens, good.completion_tokens) == (70, 20)
-    odd = run_session(ShowAgent(usage={"prompt_tokens": -1, "completion_tokens": "9"}), session, data, OFFICIAL)
+    odd = run_session(
+        ShowAgent(usage={"prompt_tokens": -1, "completion_tokens": "9"}), session, data, OFFICIAL
+    )
     assert (odd.prompt_tokens, odd.completion_tokens) == (0, 0)
 
 
@@ -232,15 +268,21 @@ def test_usage_sums_only_non_negative_integers(catalog: Path) -> None:
 
 
 def test_metrics_by_hand() -> None:
-    outcomes = [Outcome("a", "buying", 1, 1), Outcome("b", "buying", 3, 2),
-                Outcome("c", "browsing", None, None), Outcome("d", "browsing", None, None)]
+    outcomes = [
+        Outcome("a", "buying", 1, 1),
+        Outcome("b", "buying", 3, 2),
+        Outcome("c", "browsing", None, None),
+        Outcome("d", "browsing", None, None),
+    ]
     metrics = summarize(outcomes)
     # hits 2/4; MRR (1 + 1/2) / 4; MTTC (1 + 3 + 11 + 11) / 4 = 6.5; efficiency (11 - 6.5) / 10
     assert metrics["hit_rate_at_10"] == 0.5
     assert metrics["mrr"] == 0.375
     assert metrics["mttc"] == 6.5
     assert metrics["efficiency"] == 0.45
-    assert metrics["recommended_technical_score"] == pytest.approx(0.5 * 0.5 + 0.3 * 0.375 + 0.2 * 0.45)
+    assert metrics["recommended_technical_score"] == pytest.approx(
+        0.5 * 0.5 + 0.3 * 0.375 + 0.2 * 0.45
+    )
     assert summarize([])["mttc"] is None
 
 
@@ -250,7 +292,8 @@ def test_latency_percentiles() -> None:
     assert summary["p50_ms"] == pytest.approx(50.5) and summary["p99_ms"] == pytest.approx(99.01)
 
 
-# ---- loading -----------------------------------------------------------------------------------------
+# ---- loading
+# -----------------------------------------------------------------------------------------
 
 
 def test_session_file_errors_name_file_and_line(tmp_path: Path) -> None:
@@ -274,7 +317,9 @@ def test_sessions_round_trip(tmp_path: Path) -> None:
     assert load_sessions(tmp_path / "s.jsonl") == sessions
 
 
-def test_missing_targets_and_bad_catalog_lines_are_clear_errors(catalog: Path, tmp_path: Path) -> None:
+def test_missing_targets_and_bad_catalog_lines_are_clear_errors(
+    catalog: Path, tmp_path: Path
+) -> None:
     with pytest.raises(BenchError, match="gone -> P99"):
         load_bench_data(catalog, [make_session("gone", "buying", "P99")])
     bad = tmp_path / "bad.jsonl"
@@ -294,7 +339,8 @@ def test_agent_spec_errors(catalog: Path) -> None:
         build_agent(f"{__name__}:BrokenConstructorAgent", catalog)
 
 
-# ---- many sessions -------------------------------------------------------------------------------------
+# ---- many sessions
+# -------------------------------------------------------------------------------------
 
 
 def _without_latency(runs) -> list[dict]:
@@ -321,28 +367,61 @@ def test_workers_give_the_same_results_as_a_serial_run(catalog: Path) -> None:
     assert 0 < hits < len(sessions)  # the fixture exercises both hits and misses
 
 
-# ---- the CLI ---------------------------------------------------------------------------------------------
+# ---- the CLI
+# ---------------------------------------------------------------------------------------------
 
 
 def test_eval_writes_results_transcripts_and_report(catalog: Path, tmp_path: Path) -> None:
     sessions_path = tmp_path / "sessions.jsonl"
     write_sessions(sessions_path, fixture_sessions())
     out = tmp_path / "run"
-    result = CliRunner().invoke(main, ["eval", "--agent", f"{__name__}:HashAgent", "--catalog", str(catalog),
-                                       "--sessions", str(sessions_path), "-o", str(out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            "--agent",
+            f"{__name__}:HashAgent",
+            "--catalog",
+            str(catalog),
+            "--sessions",
+            str(sessions_path),
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     results = json.loads((out / "results.json").read_text())
-    for key in ("hit_rate_at_10", "mrr", "mttc", "efficiency", "recommended_technical_score",
-                "reported_token_usage", "scenario_metrics", "sessions", "latency", "errors", "timeouts",
-                "protocol", "agent", "catalog", "command"):
+    for key in (
+        "hit_rate_at_10",
+        "mrr",
+        "mttc",
+        "efficiency",
+        "recommended_technical_score",
+        "reported_token_usage",
+        "scenario_metrics",
+        "sessions",
+        "latency",
+        "errors",
+        "timeouts",
+        "protocol",
+        "agent",
+        "catalog",
+        "command",
+    ):
         assert key in results
     assert results["sample_count"] == 12 and len(results["sessions"]) == 12
     assert set(results["scenario_metrics"]) == {"boundary", "browsing", "buying", "intent_override"}
     turns = [json.loads(line) for line in (out / "transcripts.jsonl").read_text().splitlines()]
     assert len(turns) == sum(s["turns"] for s in results["sessions"])
     assert results["reported_token_usage"]["prompt_tokens"] == 3 * len(turns)
-    assert {"customer_message", "agent_message", "ask_attribute", "recommended", "target_rank",
-            "latency_ms"} <= set(turns[0])
+    assert {
+        "customer_message",
+        "agent_message",
+        "ask_attribute",
+        "recommended",
+        "target_rank",
+        "latency_ms",
+    } <= set(turns[0])
     for name in ("report.md", "hit_turns.png", "ranks.png", "scenarios.png", "latency.png"):
         assert (out / name).stat().st_size > 0
 
@@ -350,30 +429,53 @@ def test_eval_writes_results_transcripts_and_report(catalog: Path, tmp_path: Pat
 def test_eval_reports_a_bad_agent_without_a_traceback(catalog: Path, tmp_path: Path) -> None:
     sessions_path = tmp_path / "sessions.jsonl"
     write_sessions(sessions_path, fixture_sessions()[:1])
-    result = CliRunner().invoke(main, ["eval", "--agent", "nope:Agent", "--catalog", str(catalog),
-                                       "--sessions", str(sessions_path), "-o", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            "--agent",
+            "nope:Agent",
+            "--catalog",
+            str(catalog),
+            "--sessions",
+            str(sessions_path),
+            "-o",
+            str(tmp_path / "o"),
+        ],
+    )
     assert result.exit_code == 1
     assert "Error: cannot import agent module 'nope'" in result.output
 
 
 def test_compare_lists_flipped_sessions(tmp_path: Path) -> None:
     def results(hits: dict[str, bool]) -> dict:
-        outcomes = [Outcome(sid, "buying", 2 if hit else None, 1 if hit else None) for sid, hit in hits.items()]
-        return {**summarize(outcomes), "scenario_metrics": {"buying": summarize(outcomes)},
-                "sessions": [{"sample_id": o.sample_id, "hit": o.hit} for o in outcomes]}
+        outcomes = [
+            Outcome(sid, "buying", 2 if hit else None, 1 if hit else None)
+            for sid, hit in hits.items()
+        ]
+        return {
+            **summarize(outcomes),
+            "scenario_metrics": {"buying": summarize(outcomes)},
+            "sessions": [{"sample_id": o.sample_id, "hit": o.hit} for o in outcomes],
+        }
 
     (tmp_path / "a.json").write_text(json.dumps(results({"s1": True, "s2": False, "s3": True})))
     (tmp_path / "b.json").write_text(json.dumps(results({"s1": False, "s2": True, "s3": True})))
-    result = CliRunner().invoke(main, ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    result = CliRunner().invoke(
+        main, ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+    )
     assert result.exit_code == 0, result.output
     assert "gained (miss -> hit): 1  s2" in result.output
     assert "lost   (hit -> miss): 1  s1" in result.output
 
 
-# ---- the real-data benchmark's catalog --------------------------------------------------------------------
+# ---- the real-data benchmark's catalog
+# --------------------------------------------------------------------
 
 
-def test_padded_catalog_is_built_once_and_rebuilt_when_the_records_change(tmp_path: Path, monkeypatch) -> None:
+def test_padded_catalog_is_built_once_and_rebuilt_when_the_records_change(
+    tmp_path: Path, monkeypatch
+) -> None:
     import types
 
     from rich.console import Console
@@ -382,16 +484,23 @@ def test_padded_catalog_is_built_once_and_rebuilt_when_the_records_change(tmp_pa
 
     data_dir = tmp_path / "shared"
     data_dir.mkdir()
-    (data_dir / "catalog_harvest.jsonl").write_text(json.dumps(fixture_record(1)) + "\n", encoding="utf-8")
-    (data_dir / "public_set.jsonl").write_text(json.dumps(make_session("a", "buying", "P01").to_record()) + "\n")
+    (data_dir / "catalog_harvest.jsonl").write_text(
+        json.dumps(fixture_record(1)) + "\n", encoding="utf-8"
+    )
+    (data_dir / "public_set.jsonl").write_text(
+        json.dumps(make_session("a", "buying", "P01").to_record()) + "\n"
+    )
     calls: list[tuple[Path, Path, int, int]] = []
 
     def fake_padding(real_path, out_path, size, seed):
         calls.append((Path(real_path), Path(out_path), size, seed))
         Path(out_path).write_text(Path(real_path).read_text())
 
-    monkeypatch.setitem(sys.modules, "shopcopilot.catalog.padding",
-                        types.SimpleNamespace(write_padded_catalog=fake_padding))
+    monkeypatch.setitem(
+        sys.modules,
+        "shopcopilot.catalog.padding",
+        types.SimpleNamespace(write_padded_catalog=fake_padding),
+    )
     monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(real, "shared_data_dir", lambda: data_dir)
     console = Console(file=open(tmp_path / "log.txt", "w"))
@@ -421,7 +530,9 @@ def test_odd_ask_attribute_is_recorded_as_text_and_read_as_no_question(catalog: 
     assert run.turns[1].customer_message.startswith("Those options are not quite right yet.")
 
 
-def test_eval_generate_writes_the_sessions_it_ran(catalog: Path, tmp_path: Path, monkeypatch) -> None:
+def test_eval_generate_writes_the_sessions_it_ran(
+    catalog: Path, tmp_path: Path, monkeypatch
+) -> None:
     from shopcopilot.bench import sessions as generator
 
     asked: list[tuple] = []
@@ -432,10 +543,21 @@ def test_eval_generate_writes_the_sessions_it_ran(catalog: Path, tmp_path: Path,
 
     monkeypatch.setattr(generator, "generate_sessions", fake_generate)
     out = tmp_path / "gen"
-    args = ["eval", "--agent", f"{__name__}:HashAgent", "--catalog", str(catalog), "--no-report", "-o", str(out)]
+    args = [
+        "eval",
+        "--agent",
+        f"{__name__}:HashAgent",
+        "--catalog",
+        str(catalog),
+        "--no-report",
+        "-o",
+        str(out),
+    ]
     result = CliRunner().invoke(main, [*args, "--generate", "iid:5", "--seed", "4"])
     assert result.exit_code == 0, result.output
     assert asked == [("iid", 5, 4)]
-    assert [s.sample_id for s in load_sessions(out / "sessions.jsonl")] == [s.sample_id for s in fixture_sessions()[:5]]
+    assert [s.sample_id for s in load_sessions(out / "sessions.jsonl")] == [
+        s.sample_id for s in fixture_sessions()[:5]
+    ]
     assert json.loads((out / "results.json").read_text())["sample_count"] == 5
     assert CliRunner().invoke(main, [*args, "--generate", "iid"]).exit_code == 2

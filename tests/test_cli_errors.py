@@ -168,8 +168,9 @@ def test_eval_checks_the_agent_before_writing_sessions(
         (["starter-shim", "afile"], "afile"),
     ],
 )
-def test_other_runtime_errors(catalog: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                              args: list[str], fragment: str) -> None:
+def test_other_runtime_errors(
+    catalog: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], fragment: str
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "afile").write_text("not a folder")
     extra = ["--catalog", str(catalog)] if args[0] == "eval" else []
@@ -222,7 +223,9 @@ def test_index_build_prints_a_readable_summary(catalog: Path) -> None:
     built = re.search(r"built at .* \(took \d+\.\d\d s: (.*)\)", result.output)
     assert built, result.output
     assert sorted(re.sub(r" \d+\.\d\d s$", "", step) for step in built[1].split(", ")) == [
-        "checksums", "write products"]
+        "checksums",
+        "write products",
+    ]
     assert "{" not in result.output
 
 

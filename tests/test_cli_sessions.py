@@ -14,15 +14,24 @@ def test_sessions_command_writes_a_loadable_set(tmp_path, monkeypatch):
     catalog = tmp_path / "catalog.jsonl"
     write_catalog(catalog, size=600, seed=5)
     out = tmp_path / "set.jsonl"
-    result = CliRunner().invoke(main, ["sessions", "iid:20", "--catalog", str(catalog), "--seed", "2", "-o", str(out)])
+    result = CliRunner().invoke(
+        main, ["sessions", "iid:20", "--catalog", str(catalog), "--seed", "2", "-o", str(out)]
+    )
     assert result.exit_code == 0, result.output
     sessions = load_sessions(out)
     assert len(sessions) == 20
-    assert {s.scenario_type for s in sessions} <= {"buying", "browsing", "intent_override", "boundary"}
+    assert {s.scenario_type for s in sessions} <= {
+        "buying",
+        "browsing",
+        "intent_override",
+        "boundary",
+    }
 
 
 def test_sessions_command_rejects_an_unknown_kind(tmp_path):
     catalog = tmp_path / "catalog.jsonl"
     write_catalog(catalog, size=50, seed=5)
-    result = CliRunner().invoke(main, ["sessions", "bogus:5", "--catalog", str(catalog), "-o", str(tmp_path / "x")])
+    result = CliRunner().invoke(
+        main, ["sessions", "bogus:5", "--catalog", str(catalog), "-o", str(tmp_path / "x")]
+    )
     assert result.exit_code != 0 and "unknown session kind" in result.output

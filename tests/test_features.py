@@ -1,4 +1,5 @@
-"""The ranking feature store: built once per index (in parallel slices), saved, reloaded, rebuilt."""
+"""The ranking feature store: built once per index (in parallel slices), saved, reloaded,
+rebuilt."""
 
 from __future__ import annotations
 
@@ -37,17 +38,23 @@ def test_postings_list_the_rows_holding_each_id_as_a_scan_would(id_count):
     rows[7] = [id_count - 1, 0]  # the extremes, in a row not sorted by id
     postings = F.Postings.of(ragged(rows), id_count)
     for wanted in {0, id_count - 1, *rng.integers(0, id_count, 20).tolist(), *rows[150]}:
-        assert postings.rows_of(wanted).tolist() == [r for r, ids in enumerate(rows) if wanted in ids]
+        assert postings.rows_of(wanted).tolist() == [
+            r for r, ids in enumerate(rows) if wanted in ids
+        ]
 
 
-@pytest.mark.parametrize("held", [[], [4], [0, 3, 9, 12], list(range(0, 5000, 2))])  # sparse and dense
+@pytest.mark.parametrize(
+    "held", [[], [4], [0, 3, 9, 12], list(range(0, 5000, 2))]
+)  # sparse and dense
 def test_holders_answer_for_any_rows_in_any_order(held):
     holders = F.Holders.of([np.array(held, dtype=np.int32)], 5000)
     assert (holders.mask is not None) == (len(held) > F.DENSE_HOLDERS)
     asked = np.array([12, 0, 4999, 3, 3, 4, 13, 2])
     assert holders.among(asked).tolist() == [row in held for row in asked.tolist()]
     assert holders.among(np.array([], dtype=np.int64)).tolist() == []
-    halves = F.Holders.of([np.array(held[::2], dtype=np.int32), np.array(held[1::2], dtype=np.int32)], 5000)
+    halves = F.Holders.of(
+        [np.array(held[::2], dtype=np.int32), np.array(held[1::2], dtype=np.int32)], 5000
+    )
     assert halves.among(asked).tolist() == holders.among(asked).tolist()
 
 
@@ -69,7 +76,9 @@ def test_parallel_slices_equal_one_build(index, monkeypatch):
     words = {i: w for w, i in whole.word_id.items()}
     sliced_words = {i: w for w, i in sliced.word_id.items()}
     for row in range(0, len(whole), 37):
-        assert sorted(words[i] for i in whole.words.row(row)) == sorted(sliced_words[i] for i in sliced.words.row(row))
+        assert sorted(words[i] for i in whole.words.row(row)) == sorted(
+            sliced_words[i] for i in sliced.words.row(row)
+        )
         assert whole.facets([row]) == sliced.facets([row])
     assert np.array_equal(whole.price, sliced.price, equal_nan=True)
 
@@ -82,7 +91,9 @@ def test_facets_are_the_stored_attributes(index):
         facets = features.facets([row])[0]
         assert facets.colors == attributes.colors and facets.sizes == attributes.sizes
         assert facets.materials == attributes.material_names and facets.styles == attributes.styles
-        assert facets.department == (attributes.department or None) and facets.leaf == attributes.leaf
+        assert (
+            facets.department == (attributes.department or None) and facets.leaf == attributes.leaf
+        )
         assert facets.brand == ((attributes.brand or product.store) or None)
         assert facets.price == product.price
 
@@ -90,7 +101,9 @@ def test_facets_are_the_stored_attributes(index):
 def test_facets_decoded_together_equal_one_at_a_time(index):
     rows = list(range(0, len(index.store), 53))
     together = F.load_or_build(index.store, index.path).facets(rows + rows[:3])
-    one_at_a_time = [F.load_or_build(index.store, index.path).facets([row])[0] for row in rows + rows[:3]]
+    one_at_a_time = [
+        F.load_or_build(index.store, index.path).facets([row])[0] for row in rows + rows[:3]
+    ]
     assert together == one_at_a_time and len(together) == len(rows) + 3
 
 
@@ -100,7 +113,9 @@ def test_remembered_phrase_finds_equal_a_fresh_search(index, monkeypatch):
     rows = np.arange(0, len(features), 3)
 
     def fresh(key, lead):
-        blob, ptr = (features.lead, features.lead_ptr) if lead else (features.text, features.text_ptr)
+        blob, ptr = (
+            (features.lead, features.lead_ptr) if lead else (features.text, features.text_ptr)
+        )
         return [blob.find(key, int(ptr[r]), int(ptr[r + 1])) for r in rows]
 
     for key in (b" machine wash ", b" imported ", b" no such words here ", b" machine wash "):
@@ -120,7 +135,9 @@ def test_holders_of_a_words_forms_are_every_row_holding_any_form(index, monkeypa
     every_row = np.arange(len(features))
     for _ in range(2):  # fresh, then remembered (or rebuilt)
         held = features.holders("words", ids).among(every_row)
-        assert held.tolist() == [bool(set(ids) & set(features.words.row(r).tolist())) for r in range(len(features))]
+        assert held.tolist() == [
+            bool(set(ids) & set(features.words.row(r).tolist())) for r in range(len(features))
+        ]
 
 
 def test_saved_features_are_reused_and_a_corrupt_file_is_rebuilt(index):

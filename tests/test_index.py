@@ -48,7 +48,9 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def top_ids(index: CatalogIndex, query: str | Query, backend: str = "tantivy", **options: object) -> list[str]:
+def top_ids(
+    index: CatalogIndex, query: str | Query, backend: str = "tantivy", **options: object
+) -> list[str]:
     return [hit.parent_asin for hit in index.search(query, backend=backend, **options)]
 
 
@@ -66,7 +68,11 @@ def test_store_looks_products_up_by_id(hand_index: CatalogIndex, hand_records: R
     assert list(many) == ["PARKA2", "PARKA1"]
     assert store.attributes("PARKA1").department == "women"
     facts = store.facts("PARKA2")
-    assert (facts.price, facts.department, facts.leaf_category) == (50.0, "men", "Coats, Jackets & Vests")
+    assert (facts.price, facts.department, facts.leaf_category) == (
+        50.0,
+        "men",
+        "Coats, Jackets & Vests",
+    )
 
 
 def test_store_round_trips_the_record(hand_index: CatalogIndex, hand_records: Records) -> None:
@@ -86,7 +92,8 @@ def test_exact_title_finds_its_product_first(hand_index: CatalogIndex, backend: 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_title_term_outranks_the_same_term_in_the_description(
-        hand_index: CatalogIndex, backend: str) -> None:
+    hand_index: CatalogIndex, backend: str
+) -> None:
     assert top_ids(hand_index, "quokka", backend) == ["TITLE01", "DESC01"]
 
 
@@ -130,7 +137,13 @@ def test_excluded_terms_remove_hits(hand_index: CatalogIndex, backend: str) -> N
 def test_structured_query_with_field_restriction(hand_index: CatalogIndex, backend: str) -> None:
     in_title = Query((terms("quokka", fields=("title",)),))
     assert top_ids(hand_index, in_title, backend) == ["TITLE01"]
-    mixed = Query((terms("parka", occur=Occur.MUST), phrase("quilted parka"), terms("hooded", occur="must_not")))
+    mixed = Query(
+        (
+            terms("parka", occur=Occur.MUST),
+            phrase("quilted parka"),
+            terms("hooded", occur="must_not"),
+        )
+    )
     assert top_ids(hand_index, mixed, backend) == ["PARKA1", "PARKA3"]
 
 
@@ -153,8 +166,10 @@ def test_fts5_refuses_boosts_it_cannot_express(hand_index: CatalogIndex) -> None
 def test_offset_and_limit_slice_one_ranking(hand_index: CatalogIndex, backend: str) -> None:
     full = hand_index.search("everyday", limit=20, backend=backend)
     assert len(full) == 20 and [hit.rank for hit in full] == list(range(1, 21))
-    windows = [hand_index.search("everyday", limit=7, offset=start, backend=backend)
-               for start in (0, 7, 14)]
+    windows = [
+        hand_index.search("everyday", limit=7, offset=start, backend=backend)
+        for start in (0, 7, 14)
+    ]
     assert [hit for window in windows for hit in window][:20] == full
     assert hand_index.search("everyday", limit=5, offset=1000, backend=backend) == []
     assert hand_index.count("everyday", backend=backend) == 24
@@ -170,11 +185,14 @@ def test_row_hits_are_the_same_ranking_as_hits(hand_index: CatalogIndex, backend
 
 
 def test_a_repeated_search_reuses_its_answer_and_options_are_part_of_the_question(
-        hand_index: CatalogIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    hand_index: CatalogIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
     backend = hand_index.backend("tantivy")
     calls = []
     original = backend.ranked_rows
-    monkeypatch.setattr(backend, "ranked_rows", lambda *a, **k: calls.append(1) or original(*a, **k))
+    monkeypatch.setattr(
+        backend, "ranked_rows", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
     first = hand_index.search_rows("everyday", limit=15)
     assert first.rows and hand_index.search_rows("everyday", limit=15) == first and len(calls) == 1
     hand_index.search_rows("everyday", limit=15, filters=Filters(max_price=40))
@@ -194,7 +212,9 @@ def test_price_and_department_filters(hand_index: CatalogIndex, backend: str) ->
     assert found(Filters(max_price=20)) == {"PARKA1", "PARKA3"}  # unpriced kept by default
     assert found(Filters(min_price=20)) == {"PARKA2", "PARKA3"}
     assert found(Filters(min_price=20, include_missing_price=False)) == {"PARKA2"}
-    assert found(Filters(min_price=10, max_price=10, include_missing_price=False)) == {"PARKA1"}  # inclusive
+    assert found(Filters(min_price=10, max_price=10, include_missing_price=False)) == {
+        "PARKA1"
+    }  # inclusive
     assert found(Filters(department="Women")) == {"PARKA1", "PARKA3"}
     assert found(Filters(department=("men", "women"), max_price=20)) == {"PARKA1", "PARKA3"}
     assert hand_index.count("parka", filters=Filters(department="men"), backend=backend) == 1
@@ -216,12 +236,22 @@ def test_bad_filters_are_clear_errors() -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_hostile_text_never_breaks_a_search(hand_index: CatalogIndex, backend: str) -> None:
-    for text in ['"unclosed parka', 'NEAR(parka "a" ) OR * ^ {title}: AND', "-", '""', "   ", 'x"y"z', "AND OR NOT"]:
+    for text in [
+        '"unclosed parka',
+        'NEAR(parka "a" ) OR * ^ {title}: AND',
+        "-",
+        '""',
+        "   ",
+        'x"y"z',
+        "AND OR NOT",
+    ]:
         hand_index.search(text, backend=backend)  # must not raise
     assert top_ids(hand_index, 'parka" OR "{title}:quilted', backend)[0] == "PARKA1"
 
 
-@pytest.mark.parametrize("query", ["quokka", "zephyr lantern", "hooded parka", "plain knit cardigan", '"cotton dress"'])
+@pytest.mark.parametrize(
+    "query", ["quokka", "zephyr lantern", "hooded parka", "plain knit cardigan", '"cotton dress"']
+)
 def test_back_ends_agree_on_the_top_hit(hand_index: CatalogIndex, query: str) -> None:
     same = {"limit": 1, "weights": STARTER_WEIGHTS}
     tantivy = top_ids(hand_index, query, "tantivy", **same)
@@ -243,7 +273,11 @@ def test_query_parsing() -> None:
     ]
     runs = Query.parse("soft warm wool AND scarf red -itchy")
     assert [(c.text, c.occur.value) for c in runs.clauses] == [
-        ("soft warm", "should"), ("wool", "must"), ("scarf", "must"), ("red", "should"), ("itchy", "must_not"),
+        ("soft warm", "should"),
+        ("wool", "must"),
+        ("scarf", "must"),
+        ("red", "should"),
+        ("itchy", "must_not"),
     ]
     with pytest.raises(ValueError, match="unknown search field"):
         terms("x", fields=("colour",))
@@ -261,8 +295,12 @@ def test_index_pickles_by_path(hand_index: CatalogIndex) -> None:
 
 
 def test_index_is_reused_until_the_catalog_changes(
-        cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog,
-        catalog_record: MakeRecord) -> None:
+    cache: Path,
+    tmp_path: Path,
+    hand_records: Records,
+    write_catalog: WriteCatalog,
+    catalog_record: MakeRecord,
+) -> None:
     catalog = write_catalog(tmp_path / "c.jsonl", hand_records[:6])
     first = open_index(catalog, progress=False)
     again = open_index(catalog, progress=False)
@@ -275,7 +313,8 @@ def test_index_is_reused_until_the_catalog_changes(
 
 
 def test_prune_deletes_only_what_this_version_cannot_open(
-        cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog) -> None:
+    cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog
+) -> None:
     current = open_index(write_catalog(tmp_path / "c.jsonl", hand_records[:6]), progress=False)
     root = current.path.parent
     older = root / "0123456789abcdef0123"  # the same index as an older code version left it
@@ -293,12 +332,15 @@ def test_prune_deletes_only_what_this_version_cannot_open(
     result = CliRunner().invoke(main, ["index", "prune"])
     assert result.exit_code == 0 and "deleted 3 folder(s)" in result.output
     assert not older.exists() and not damaged.exists() and not leftover.exists()
-    assert top_ids(open_index(tmp_path / "c.jsonl", progress=False), "quokka")  # the current one is kept
+    assert top_ids(
+        open_index(tmp_path / "c.jsonl", progress=False), "quokka"
+    )  # the current one is kept
     assert current.path.exists()
 
 
 def test_forced_rebuild_replaces_the_folder(
-        cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog) -> None:
+    cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog
+) -> None:
     catalog = write_catalog(tmp_path / "c.jsonl", hand_records[:6])
     first = open_index(catalog, progress=False)
     rebuilt = open_index(catalog, rebuild=True, progress=False)
@@ -320,15 +362,22 @@ def _damage(path: Path, how: str) -> None:
 @pytest.mark.parametrize("how", ["truncate", "garble"])
 @pytest.mark.parametrize("target", ["store", "tantivy"])
 def test_damaged_index_is_detected_and_rebuilt(
-    cache: Path, hand_catalog: Path, hand_records: Records, caplog: pytest.LogCaptureFixture,
-    target: str, how: str
+    cache: Path,
+    hand_catalog: Path,
+    hand_records: Records,
+    caplog: pytest.LogCaptureFixture,
+    target: str,
+    how: str,
 ) -> None:
     catalog = hand_catalog
     index = open_index(catalog, progress=False)
     if target == "store":
         victim = index.path / "store.sqlite"
     else:
-        victim = max((p for p in (index.path / "tantivy").iterdir() if p.is_file()), key=lambda p: p.stat().st_size)
+        victim = max(
+            (p for p in (index.path / "tantivy").iterdir() if p.is_file()),
+            key=lambda p: p.stat().st_size,
+        )
     index.close()
     _damage(victim, how)
     with caplog.at_level(logging.WARNING, logger="shopcopilot.index"):
@@ -339,7 +388,8 @@ def test_damaged_index_is_detected_and_rebuilt(
 
 
 def test_damaged_fts5_file_is_rebuilt(
-        cache: Path, hand_catalog: Path, caplog: pytest.LogCaptureFixture) -> None:
+    cache: Path, hand_catalog: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     catalog = hand_catalog
     index = open_index(catalog, progress=False)
     assert top_ids(index, "quokka", "fts5") == ["TITLE01", "DESC01"]
@@ -351,7 +401,7 @@ def test_damaged_fts5_file_is_rebuilt(
 
 
 def test_invalid_lines_are_skipped_and_reported(
-        cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, hand_records: Records
+    cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, hand_records: Records
 ) -> None:
     catalog = tmp_path / "c.jsonl"
     no_id = json.dumps({"title": "no id"})
@@ -364,11 +414,13 @@ def test_invalid_lines_are_skipped_and_reported(
 
 
 def test_an_infinite_price_is_indexed_as_given(
-        cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
+    cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
 ) -> None:
     # JSON has no infinity, so this one document skips the JSON path to tantivy.
-    records = [catalog_record("INF01", "Quokka parka", price="Infinity"),
-               catalog_record("FIN01", "Quokka parka", price=12.5)]
+    records = [
+        catalog_record("INF01", "Quokka parka", price="Infinity"),
+        catalog_record("FIN01", "Quokka parka", price=12.5),
+    ]
     index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
     assert index.store.get("INF01").price == float("inf")
     assert set(top_ids(index, "quokka")) == {"INF01", "FIN01"}
@@ -377,12 +429,13 @@ def test_an_infinite_price_is_indexed_as_given(
 
 
 def test_values_orjson_cannot_write_are_stored_as_given(
-        cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
+    cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
 ) -> None:
     # The build writes JSON with orjson, which writes inf as null: such a product takes the
     # stdlib's path and reads back unchanged.
-    records = [catalog_record("INF02", "Quokka parka", price="Infinity",
-                              average_rating=float("inf"))]
+    records = [
+        catalog_record("INF02", "Quokka parka", price="Infinity", average_rating=float("inf"))
+    ]
     index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
     infinite = index.store.get("INF02")
     assert infinite.price == float("inf") and infinite.average_rating == float("inf")
@@ -394,19 +447,25 @@ def test_values_orjson_cannot_write_are_stored_as_given(
 
 
 def test_broken_counts_and_half_surrogates_are_indexed_not_fatal(
-        cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
+    cache: Path, tmp_path: Path, catalog_record: MakeRecord, write_catalog: WriteCatalog
 ) -> None:
     # Escaped half of a UTF-16 pair, and counts no 64-bit integer holds: SQLite refuses both,
     # so the loader turns them into U+FFFD and an unknown count.
-    records = [catalog_record("HALF01", "Quokka \ud800 parka", rating_number=2**70),
-               catalog_record("HUGE01", "Quokka vest", rating_number="1e400")]
+    records = [
+        catalog_record("HALF01", "Quokka \ud800 parka", rating_number=2**70),
+        catalog_record("HUGE01", "Quokka vest", rating_number="1e400"),
+    ]
     index = open_index(write_catalog(tmp_path / "c.jsonl", records), progress=False)
     assert index.store.get("HALF01").title == "Quokka \ufffd parka"
-    assert index.store.get("HALF01").rating_number is None and index.store.get("HUGE01").rating_number is None
+    assert (
+        index.store.get("HALF01").rating_number is None
+        and index.store.get("HUGE01").rating_number is None
+    )
     assert set(top_ids(index, "quokka")) == {"HALF01", "HUGE01"}
 
 
-# Lines where orjson's reading differs from json's, or could: parse_line must read each as json does.
+# Lines where orjson's reading differs from json's, or could: parse_line must read each as json
+# does.
 _ODD_LINES = [
     '{"parent_asin": "B1", "title": 123456789012345678901234567890, "price": 18446744073709551617}',
     '{"parent_asin": "B2", "title": "t", "store": -9223372036854775809, "features": [99999999999999999999]}',
@@ -418,8 +477,8 @@ _ODD_LINES = [
     '{"parent_asin": "B8", "title": "t", "price": 1e400, "categories": "One, \\"Two\\""}',
     '{"parent_asin": "B9", "title": "t", "title": "last wins", "details": {"A": 1, "B": true, "A": null}}',
     '{"parent_asin": "B10", "title": "t",}',
-    '[1, 2]',
-    '18446744073709551617',
+    "[1, 2]",
+    "18446744073709551617",
     '{"title": "no id"}',
     '\ufeff{"parent_asin": "B11", "title": "t"}',
 ]
@@ -453,7 +512,9 @@ def test_catalog_lines_read_as_the_stdlib_json_reads_them(line: str) -> None:
 
 def test_odd_values_become_what_they_say() -> None:
     big = parse_line(_ODD_LINES[0])
-    assert big.title == "123456789012345678901234567890" and big.price == float(18446744073709551617)
+    assert big.title == "123456789012345678901234567890" and big.price == float(
+        18446744073709551617
+    )
     assert parse_line(_ODD_LINES[1]).features == ("99999999999999999999",)
     assert parse_line(_ODD_LINES[2]).details == {"Size": "36893488147419103231"}
     assert parse_line(_ODD_LINES[5]).title == "half \ufffd pair \U0001f600"
@@ -481,7 +542,10 @@ def test_concurrent_opens_build_once(cache: Path, hand_catalog: Path) -> None:
     catalog = hand_catalog
     context = multiprocessing.get_context("spawn")
     results = context.Queue()
-    workers = [context.Process(target=_open_in_child, args=(str(catalog), str(cache), results)) for _ in range(2)]
+    workers = [
+        context.Process(target=_open_in_child, args=(str(catalog), str(cache), results))
+        for _ in range(2)
+    ]
     for worker in workers:
         worker.start()
     outcomes = [results.get(timeout=120) for _ in workers]
@@ -496,8 +560,9 @@ def test_concurrent_opens_build_once(cache: Path, hand_catalog: Path) -> None:
 # --- CLI -------------------------------------------------------------------------------
 
 
-def test_cli_build_and_search(cache: Path, tmp_path: Path, hand_catalog: Path,
-                              hand_records: Records) -> None:
+def test_cli_build_and_search(
+    cache: Path, tmp_path: Path, hand_catalog: Path, hand_records: Records
+) -> None:
     catalog = str(hand_catalog)
     runner = CliRunner()
     built = runner.invoke(main, ["index", "build", "--catalog", catalog])
@@ -510,7 +575,9 @@ def test_cli_build_and_search(cache: Path, tmp_path: Path, hand_catalog: Path,
     lines = [line for line in found.output.splitlines() if "PARKA" in line]
     assert "PARKA1" in lines[0] and "Quilted Parka" in lines[0] and "10.00" in lines[0]
     assert all("PARKA2" not in line for line in lines)
-    fts = runner.invoke(main, ["search", "quokka", "--catalog", catalog, "--backend", "fts5"], env=wide)
+    fts = runner.invoke(
+        main, ["search", "quokka", "--catalog", catalog, "--backend", "fts5"], env=wide
+    )
     assert fts.exit_code == 0 and fts.output.index("TITLE01") < fts.output.index("DESC01")
     for args in (["index", "build", "--help"], ["search", "--help"]):
         assert runner.invoke(main, args).exit_code == 0
@@ -522,8 +589,9 @@ def test_cli_build_and_search(cache: Path, tmp_path: Path, hand_catalog: Path,
 
 
 @pytest.fixture(scope="module")
-def real_index(shared_data: Path, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[CatalogIndex]:
+def real_index(
+    shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[CatalogIndex]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(tmp_path_factory.mktemp("real") / "cache"))
         index = open_index(shared_data / "catalog_harvest.jsonl", progress=False)
@@ -540,7 +608,8 @@ def public_targets(shared_data: Path) -> list[str]:
 @pytest.mark.shared
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_real_exact_titles_find_their_products_first(
-        real_index: CatalogIndex, public_targets: list[str], backend: str) -> None:
+    real_index: CatalogIndex, public_targets: list[str], backend: str
+) -> None:
     ranks = []
     for asin in public_targets:
         hits = top_ids(real_index, real_index.store.get(asin).title, backend)
@@ -558,7 +627,10 @@ def test_real_back_ends_agree_on_most_top_hits(real_index: CatalogIndex) -> None
     titles = [real_index.store.get(i).title.split() for i in ids]
     queries = [" ".join(rng.sample(words, 3)) for words in titles if len(words) >= 3]
     same = {"limit": 1, "weights": STARTER_WEIGHTS}
-    agree = sum(top_ids(real_index, q, "tantivy", **same) == top_ids(real_index, q, "fts5", **same) for q in queries)
+    agree = sum(
+        top_ids(real_index, q, "tantivy", **same) == top_ids(real_index, q, "fts5", **same)
+        for q in queries
+    )
     # Different BM25 flavours (per-field vs whole-row length norms) may split close calls.
     assert agree / len(queries) >= 0.6
 
@@ -574,9 +646,14 @@ def test_products_and_attributes_come_back_together(hand_index: CatalogIndex) ->
 
 
 def test_searches_run_together_answer_as_each_alone_in_the_order_asked(
-        hand_index: CatalogIndex) -> None:
-    asked = [(Query((terms("cotton dress"),)), 20), (Query((terms("everyday"),)), 7), (Query((terms("zzzz"),)), 5),
-             (Query((phrase("cotton dress"),)), 12)]
+    hand_index: CatalogIndex,
+) -> None:
+    asked = [
+        (Query((terms("cotton dress"),)), 20),
+        (Query((terms("everyday"),)), 7),
+        (Query((terms("zzzz"),)), 5),
+        (Query((phrase("cotton dress"),)), 12),
+    ]
     options: dict[str, Any] = {"filters": Filters(max_price=60), "weights": {"description": 0.0}}
     together = hand_index.search_rows_together(asked, **options)
     fresh = CatalogIndex.load(hand_index.path, hand_index.catalog_path, progress=False)

@@ -45,7 +45,9 @@ def harvest_line(shared_data: Path) -> LineReader:
 
 
 def session(scenario: str, sample_id: str = "fixture_1", **extra) -> Session:
-    return Session(sample_id=sample_id, scenario_type=scenario, user_profile={}, target_asin="T1", **extra)
+    return Session(
+        sample_id=sample_id, scenario_type=scenario, user_profile={}, target_asin="T1", **extra
+    )
 
 
 def customer(record: dict, scenario: str, sample_id: str = "fixture_1") -> OfficialCustomer:
@@ -59,7 +61,12 @@ def ask(attribute) -> dict:
 SOCK = {
     "parent_asin": "T1",
     "title": "  Trail   Runner Sock ",
-    "features": ["Merino wool blend", "  - Cushioned heel; ", "Cushioned heel", "a" * 179 + " " + "b" * 10],
+    "features": [
+        "Merino wool blend",
+        "  - Cushioned heel; ",
+        "Cushioned heel",
+        "a" * 179 + " " + "b" * 10,
+    ],
     "description": ["Bright red stripes"],
     "price": 25.0,
     "categories": ["Clothing, Shoes & Jewelry", "Men", "Socks & Hosiery", "Athletic Socks"],
@@ -91,7 +98,11 @@ def test_card_of_fixture_material_first_color_second_duplicates_dropped() -> Non
     # "wool" (feature 1), first color word "red" (description); "Navy" is not a color word.
     candidates = constraint_candidates(SOCK)
     assert candidates[:3] == ["wool", "color: red", "Merino wool blend"]
-    assert candidates[-3:] == ["Color: Navy", "Fit: Regular", "budget around $25.0"]  # empty Size skipped
+    assert candidates[-3:] == [
+        "Color: Navy",
+        "Fit: Regular",
+        "budget around $25.0",
+    ]  # empty Size skipped
     card = derive_intent_card(SOCK)
     assert card.hard_constraints == ("wool", "color: red")
     # "  - Cushioned heel; " cleans to "Cushioned heel", so the next copy is a duplicate.
@@ -108,14 +119,25 @@ def test_price_is_printed_as_python_prints_it() -> None:
 
 
 def test_empty_card_falls_back_to_the_cleaned_title() -> None:
-    record = {"parent_asin": "T2", "title": " Plain   Thing. ", "features": [], "details": {}, "price": None}
+    record = {
+        "parent_asin": "T2",
+        "title": " Plain   Thing. ",
+        "features": [],
+        "details": {},
+        "price": None,
+    }
     card = derive_intent_card(record)
     assert card.hard_constraints == ("Plain Thing",)
     assert card.soft_preferences == ("Plain Thing",)
 
 
 def test_color_without_material_lands_in_second_place() -> None:
-    record = {"parent_asin": "T3", "title": "Green scarf", "features": ["Soft", "Long"], "details": {}}
+    record = {
+        "parent_asin": "T3",
+        "title": "Green scarf",
+        "features": ["Soft", "Long"],
+        "details": {},
+    }
     assert derive_intent_card(record).hard_constraints == ("Soft", "color: green")
 
 
@@ -135,7 +157,11 @@ def test_real_scrub_pants_card(harvest_line: LineReader) -> None:
     assert card.hard_constraints == ("polyester", "color: white")
     assert card.soft_preferences == (record["features"][0], record["features"][1])
     assert [classify_constraint(c) for c in card.hard_constraints + card.soft_preferences] == [
-        "material", "color", "material", "feature"]
+        "material",
+        "color",
+        "material",
+        "feature",
+    ]
 
 
 @pytest.mark.shared
@@ -144,9 +170,14 @@ def test_real_bra_card_has_no_material_or_color(harvest_line: LineReader) -> Non
     record = harvest_line(63)
     details = record["details"]
     card = derive_intent_card(record)
-    assert card.hard_constraints == (record["features"][0], f"Item model number: {details['Item model number']}")
-    assert card.soft_preferences == (f"Department: {details['Department']}",
-                                     f"Date First Available: {details['Date First Available']}")
+    assert card.hard_constraints == (
+        record["features"][0],
+        f"Item model number: {details['Item model number']}",
+    )
+    assert card.soft_preferences == (
+        f"Department: {details['Department']}",
+        f"Date First Available: {details['Date First Available']}",
+    )
     assert constraint_candidates(record)[-1] == f"budget around ${record['price']}"
 
 
@@ -183,9 +214,14 @@ def test_real_record_with_nothing_but_a_title(harvest_line: LineReader) -> None:
 
 
 def test_category_phrase_rules() -> None:
-    assert category_phrase(["Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Running"]) == "Athletic Running"
+    assert (
+        category_phrase(["Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Running"])
+        == "Athletic Running"
+    )
     assert category_phrase(["Clothing, Shoes & Jewelry"]) == "Shoes & Jewelry"
-    assert category_phrase(["Clothing, Shoes & Jewelry", "Men", "Clothing"]) == "Shoes & Jewelry Men"
+    assert (
+        category_phrase(["Clothing, Shoes & Jewelry", "Men", "Clothing"]) == "Shoes & Jewelry Men"
+    )
     assert category_phrase(["CLOTHING", " clothing shoes & jewelry ", ","]) == "clothing item"
     assert category_phrase([]) == "clothing item"
     assert category_phrase(SOCK["categories"]) == "Socks & Hosiery Athletic Socks"
@@ -235,7 +271,9 @@ def test_override_turn_is_seeded_by_sample_id_and_scenario() -> None:
     assert override_turn_for("fixture_override_b", "intent_override") == 3
     picks = {override_turn_for(f"id{n}", "intent_override") for n in range(40)}
     assert picks == {3, 4}
-    assert override_turn_for("x", "intent_override") == random.Random("x\0intent_override").choice([3, 4])
+    assert override_turn_for("x", "intent_override") == random.Random("x\0intent_override").choice(
+        [3, 4]
+    )
 
 
 def test_override_behavior_uses_last_soft_and_first_hard() -> None:
@@ -246,38 +284,57 @@ def test_override_behavior_uses_last_soft_and_first_hard() -> None:
         "new_value": "wool",
         "message": "Actually, ignore my earlier preference. What I need is: wool.",
     }
-    assert "override" not in derive_behavior("fixture_override_b", "buying", derive_intent_card(SOCK))
+    assert "override" not in derive_behavior(
+        "fixture_override_b", "buying", derive_intent_card(SOCK)
+    )
 
 
-# ---- first messages and replies -------------------------------------------------------------------
+# ---- first messages and replies
+# -------------------------------------------------------------------
 
 
 def test_first_messages_per_scenario() -> None:
     assert customer(SOCK, "buying").first_message() == (
-        "I'm looking for Socks & Hosiery Athletic Socks. A key requirement is: wool.")
+        "I'm looking for Socks & Hosiery Athletic Socks. A key requirement is: wool."
+    )
     assert customer(SOCK, "browsing").first_message() == (
-        "I'm looking for Socks & Hosiery Athletic Socks, but I'm still exploring.")
+        "I'm looking for Socks & Hosiery Athletic Socks, but I'm still exploring."
+    )
     assert customer(SOCK, "boundary").first_message() == (
-        "I'm looking for Socks & Hosiery Athletic Socks, but I'm still exploring.")
+        "I'm looking for Socks & Hosiery Athletic Socks, but I'm still exploring."
+    )
     assert customer(SOCK, "intent_override", "fixture_override_a").first_message() == (
-        "I'm looking for Socks & Hosiery Athletic Socks. Cushioned heel")
+        "I'm looking for Socks & Hosiery Athletic Socks. Cushioned heel"
+    )
 
 
 def test_buying_reply_to_other_skips_the_disclosed_requirement() -> None:
     shopper = customer(SOCK, "buying")
     shopper.first_message()  # discloses "wool"
-    assert shopper.reply(ask("other"), 1) == "For that, what matters is: color: red; Merino wool blend."
+    assert (
+        shopper.reply(ask("other"), 1)
+        == "For that, what matters is: color: red; Merino wool blend."
+    )
     assert shopper.reply(ask("other"), 2) == "For that, what matters is: Cushioned heel."
     assert shopper.reply(ask("other"), 3) == "I don't have an additional preference for other."
 
 
 def test_reply_by_class_unknown_name_and_no_question() -> None:
     shopper = customer(SOCK, "browsing")
-    assert shopper.reply(ask("material"), 1) == "For that, what matters is: wool; Merino wool blend."
-    assert shopper.reply(ask("material"), 2) == "I don't have an additional preference for material."
+    assert (
+        shopper.reply(ask("material"), 1) == "For that, what matters is: wool; Merino wool blend."
+    )
+    assert (
+        shopper.reply(ask("material"), 2) == "I don't have an additional preference for material."
+    )
     assert shopper.reply(ask("size"), 3) == "I don't have an additional preference for size."
-    assert shopper.reply(ask("budget"), 4) == "I don't have an additional preference for budget."  # not in the card
-    assert shopper.reply(ask("fabric_type"), 5) == "For that, what matters is: color: red; Cushioned heel."
+    assert (
+        shopper.reply(ask("budget"), 4) == "I don't have an additional preference for budget."
+    )  # not in the card
+    assert (
+        shopper.reply(ask("fabric_type"), 5)
+        == "For that, what matters is: color: red; Cushioned heel."
+    )
     assert shopper.reply(ask(None), 6) == GENERIC_REPLY
     assert shopper.reply(ask(""), 7) == GENERIC_REPLY
     assert shopper.reply(ask(7), 8) == GENERIC_REPLY  # not a string: as if nothing was asked
@@ -286,8 +343,13 @@ def test_reply_by_class_unknown_name_and_no_question() -> None:
 def test_boundary_reply_is_used_once_and_discloses_nothing() -> None:
     shopper = customer(SOCK, "boundary")
     assert shopper.reply(ask(None), 1) == GENERIC_REPLY  # no question: the boundary reply is kept
-    assert shopper.reply(ask("material"), 2) == "I don't have a preference for material; please use your judgment."
-    assert shopper.reply(ask("material"), 3) == "For that, what matters is: wool; Merino wool blend."
+    assert (
+        shopper.reply(ask("material"), 2)
+        == "I don't have a preference for material; please use your judgment."
+    )
+    assert (
+        shopper.reply(ask("material"), 3) == "For that, what matters is: wool; Merino wool blend."
+    )
 
 
 @pytest.mark.shared
@@ -295,7 +357,10 @@ def test_real_replies_for_the_bra(harvest_line: LineReader) -> None:
     record = harvest_line(63)
     shopper = customer(record, "browsing")
     assert shopper.first_message() == "I'm looking for Bras Everyday Bras, but I'm still exploring."
-    assert shopper.reply(ask("style"), 1) == f"For that, what matters is: Department: {record['details']['Department']}."
+    assert (
+        shopper.reply(ask("style"), 1)
+        == f"For that, what matters is: Department: {record['details']['Department']}."
+    )
     assert shopper.reply(ask("color"), 2) == "I don't have an additional preference for color."
     hard = derive_intent_card(record).hard_constraints
     assert shopper.reply(ask("feature"), 3) == f"For that, what matters is: {hard[0]}; {hard[1]}."
@@ -304,29 +369,49 @@ def test_real_replies_for_the_bra(harvest_line: LineReader) -> None:
 def test_override_message_discloses_the_new_value() -> None:
     shopper = customer(SOCK, "intent_override", "fixture_override_a")
     assert shopper.override_turn() == 4
-    assert shopper.override_message() == "Actually, ignore my earlier preference. What I need is: wool."
+    assert (
+        shopper.override_message()
+        == "Actually, ignore my earlier preference. What I need is: wool."
+    )
     assert shopper.reply(ask("material"), 4) == "For that, what matters is: Merino wool blend."
     assert customer(SOCK, "buying").override_turn() is None
 
 
 def test_precomputed_card_and_behavior_override_derived_ones() -> None:
     card = {"hard_constraints": ["color: teal", "size: 9"], "soft_preferences": ["wide toe box"]}
-    behavior = {"override": {"turn": 5, "old_value": "wide toe box", "new_value": "color: teal",
-                             "message": "Switch: teal please."}}
+    behavior = {
+        "override": {
+            "turn": 5,
+            "old_value": "wide toe box",
+            "new_value": "color: teal",
+            "message": "Switch: teal please.",
+        }
+    }
     shopper = OfficialCustomer.for_session(
-        session("intent_override", intent_card=card, behavior=behavior), SOCK)
+        session("intent_override", intent_card=card, behavior=behavior), SOCK
+    )
     assert shopper.override_turn() == 5
     assert shopper.first_message() == "I'm looking for Socks & Hosiery Athletic Socks. wide toe box"
     assert shopper.override_message() == "Switch: teal please."
     assert shopper.reply(ask("size"), 5) == "For that, what matters is: size: 9; wide toe box."
 
 
-# ---- scoring ------------------------------------------------------------------------------------------
+# ---- scoring
+# ------------------------------------------------------------------------------------------
 
 
 def test_scoring_strips_dedupes_and_skips_ids_not_in_catalog() -> None:
     catalog = {"A", "B", "C", "None"}
-    payload = [{"parent_asin": " A "}, "A", "Z", "", {"title": "no id"}, "B", {"parent_asin": "C"}, None]
+    payload = [
+        {"parent_asin": " A "},
+        "A",
+        "Z",
+        "",
+        {"title": "no id"},
+        "B",
+        {"parent_asin": "C"},
+        None,
+    ]
     # None -> "None" is in this catalog on purpose: items are turned into text first.
     assert score_recommendations(payload, catalog) == ["A", "B", "C", "None"]
     assert score_recommendations({"parent_asin": "A"}, catalog) == []

@@ -106,8 +106,13 @@ class ShowAllAgent:
 def small_catalog(path: Path) -> Path:
     kinds = ("Rain Jacket", "Wool Sweater", "Linen Dress", "Canvas Sneaker")
     lines = [
-        {"parent_asin": f"K{n:02d}", "title": f"{kinds[n % 4]} {n}", "price": 10.0 + n,
-         "categories": ["Clothing, Shoes & Jewelry", "Women", kinds[n % 4]], "details": {}}
+        {
+            "parent_asin": f"K{n:02d}",
+            "title": f"{kinds[n % 4]} {n}",
+            "price": 10.0 + n,
+            "categories": ["Clothing, Shoes & Jewelry", "Women", kinds[n % 4]],
+            "details": {},
+        }
         for n in range(16)
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
@@ -142,9 +147,11 @@ def test_the_cli_starts_without_fcntl() -> None:
 
 
 def test_a_build_lock_held_by_another_process_is_seen(tmp_path: Path) -> None:
-    hold = (f"from pathlib import Path; from shopcopilot.index.build import build_lock\n"
-            f"with build_lock(Path({str(tmp_path)!r}), 'fp'):\n"
-            f"    print('held', flush=True); input()")
+    hold = (
+        f"from pathlib import Path; from shopcopilot.index.build import build_lock\n"
+        f"with build_lock(Path({str(tmp_path)!r}), 'fp'):\n"
+        f"    print('held', flush=True); input()"
+    )
     pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True}
     holder = subprocess.Popen([sys.executable, "-c", hold], **pipes)
     try:

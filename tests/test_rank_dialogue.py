@@ -8,28 +8,57 @@ import pytest
 from shopcopilot.catalog.attributes import derive
 from shopcopilot.catalog.product import product_from_record
 from shopcopilot.dialogue import decide
-from shopcopilot.rank import rerank
 from shopcopilot.index.features import from_products
+from shopcopilot.rank import rerank
 from shopcopilot.state import update
 
 
-def product(asin, title, features=(), price=None, categories=("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"), rating_number=10, details=None):
-    return product_from_record({
-        "parent_asin": asin, "title": title, "features": list(features), "price": price,
-        "categories": list(categories), "details": details or {}, "rating_number": rating_number,
-        "average_rating": 4.3, "store": "Store" + asin,
-    })
+def product(
+    asin,
+    title,
+    features=(),
+    price=None,
+    categories=("Clothing, Shoes & Jewelry", "Men", "Clothing", "Jackets & Coats"),
+    rating_number=10,
+    details=None,
+):
+    return product_from_record(
+        {
+            "parent_asin": asin,
+            "title": title,
+            "features": list(features),
+            "price": price,
+            "categories": list(categories),
+            "details": details or {},
+            "rating_number": rating_number,
+            "average_rating": 4.3,
+            "store": "Store" + asin,
+        }
+    )
 
 
 @pytest.fixture()
 def views():
     items = [
-        product("A1", "Men's Leather Biker Jacket Black", ["100% Leather", "Zipper closure"], 120.0),
+        product(
+            "A1", "Men's Leather Biker Jacket Black", ["100% Leather", "Zipper closure"], 120.0
+        ),
         product("A2", "Men's Suede Trucker Jacket Brown", ["100% Suede", "Button closure"], 90.0),
-        product("A3", "Men's Quilted Puffer Jacket Navy", ["100% Nylon", "Water resistant shell"], 60.0, rating_number=50_000),
+        product(
+            "A3",
+            "Men's Quilted Puffer Jacket Navy",
+            ["100% Nylon", "Water resistant shell"],
+            60.0,
+            rating_number=50_000,
+        ),
         product("A4", "Men's Denim Jacket Blue", ["100% Cotton"], None),
-        product("D1", "Women's Floral Wrap Dress", ["95% Polyester, 5% Spandex", "Wrap closure"], 30.0,
-                categories=("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses")),
+        product(
+            "D1",
+            "Women's Floral Wrap Dress",
+            ["95% Polyester, 5% Spandex", "Wrap closure"],
+            30.0,
+            categories=("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"),
+        ),
     ]
     return from_products((p, derive(p)) for p in items)
 
@@ -49,8 +78,9 @@ def test_category_evidence_ranks_the_category_first(lexicon, views, play):
 
 
 def test_exact_fragment_beats_popularity(lexicon, views, play):
-    state, _ = play(lexicon, "I need a jacket for men",
-                    "For that, what matters is: Water resistant shell")
+    state, _ = play(
+        lexicon, "I need a jacket for men", "For that, what matters is: Water resistant shell"
+    )
     assert order(state, views)[0] == "A3"
     state, _ = play(lexicon, "I need a jacket for men", "what matters is: Button closure")
     assert order(state, views)[0] == "A2"
@@ -84,8 +114,9 @@ def test_reason_lists_matched_evidence(lexicon, views, play):
 
 
 def test_explanations_on_demand_equal_eager_ones(lexicon, views, play):
-    state, _ = play(lexicon, "I need a jacket for men under $100",
-                    "what matters is: Button closure")
+    state, _ = play(
+        lexicon, "I need a jacket for men under $100", "what matters is: Button closure"
+    )
     eager = rerank(state, views, np.arange(len(views)), np.ones(len(views)), explain_top=10)
     lazy = rerank(state, views, np.arange(len(views)), np.ones(len(views)), explain_top=0)
     assert [s.parent_asin for s in lazy] == [s.parent_asin for s in eager]
@@ -113,7 +144,9 @@ def test_dialogue_never_reasks_and_message_agrees(lexicon, views, play):
     assert asked, "the policy should ask something while it knows little"
 
 
-@pytest.mark.parametrize("opening", ["I need a jacket for men", "show me something", "red leather boots"])
+@pytest.mark.parametrize(
+    "opening", ["I need a jacket for men", "show me something", "red leather boots"]
+)
 def test_skipping_questions_that_cannot_win_picks_the_same_question(lexicon, views, opening, play):
     state, _ = play(lexicon, opening)
     skipped = 0
@@ -122,7 +155,11 @@ def test_skipping_questions_that_cannot_win_picks_the_same_question(lexicon, vie
         full = decide(state, ranked, views, turn, 10)
         quick = decide(state, ranked, views, turn, 10, alternatives=False)
         assert (quick.ask_attribute, quick.message, quick.width, quick.options) == (
-            full.ask_attribute, full.message, full.width, full.options)
+            full.ask_attribute,
+            full.message,
+            full.width,
+            full.options,
+        )
         assert len(quick.alternatives) <= len(full.alternatives)
         skipped += len(quick.alternatives) < len(full.alternatives)
         state.questions.append((turn, full.ask_attribute))
@@ -142,8 +179,10 @@ def test_no_preference_attribute_is_not_asked(lexicon, views, play):
 def test_a_declined_open_question_returns_once_a_specific_one_draws_a_blank(lexicon, views, play):
     state, _ = play(lexicon, "I'm looking for a jacket, just browsing")
     asked = []
-    for turn, reply in enumerate(["I don't have a preference; please use your judgment.",
-                                  "no preference", "no preference"], start=1):
+    for turn, reply in enumerate(
+        ["I don't have a preference; please use your judgment.", "no preference", "no preference"],
+        start=1,
+    ):
         decision = decide(state, rerank_all(state, views), views, turn, 10)
         asked.append(decision.ask_attribute)
         state.questions.append((turn, decision.ask_attribute))
@@ -153,8 +192,9 @@ def test_a_declined_open_question_returns_once_a_specific_one_draws_a_blank(lexi
     assert "other" in state.unconstrained
 
 
-def test_a_declined_open_question_is_not_asked_while_specific_ones_are_answered(lexicon, views,
-                                                                                play):
+def test_a_declined_open_question_is_not_asked_while_specific_ones_are_answered(
+    lexicon, views, play
+):
     state, _ = play(lexicon, "I'm looking for a jacket, just browsing")
     state.questions.append((1, "other"))
     state, _ = update(state, "I don't have a preference; please use your judgment.", lexicon, 2)

@@ -26,12 +26,14 @@ def category(value: str, **fields: Any) -> Constraint:
 
 
 def budget(low: float | None = None, high: float | None = None, **fields: Any) -> Constraint:
-    return Constraint(attribute=Attribute.BUDGET, value=f"{low}-{high}",
-                      data={"min": low, "max": high}, **fields)
+    return Constraint(
+        attribute=Attribute.BUDGET, value=f"{low}-{high}", data={"min": low, "max": high}, **fields
+    )
 
 
-def state_of(*constraints: Constraint, fragments: tuple[Fragment, ...] = (),
-             **fields: Any) -> ShoppingState:
+def state_of(
+    *constraints: Constraint, fragments: tuple[Fragment, ...] = (), **fields: Any
+) -> ShoppingState:
     return ShoppingState(constraints=list(constraints), fragments=list(fragments), **fields)
 
 
@@ -39,8 +41,9 @@ def ids(index: CatalogIndex, candidates: Candidates) -> list[str]:
     return index.store.asins_for_rows(candidates.rows.tolist())
 
 
-def found(index: CatalogIndex, state: ShoppingState,
-          settings: RetrievalSettings = DEFAULT) -> set[str]:
+def found(
+    index: CatalogIndex, state: ShoppingState, settings: RetrievalSettings = DEFAULT
+) -> set[str]:
     return set(ids(index, retrieve(state, index, settings)))
 
 
@@ -53,12 +56,15 @@ def test_a_price_limit_keeps_products_within_it_and_those_without_a_price(hand_i
     assert found(hand_index, state_of(category("parka"), budget(low=20))) == {"PARKA2", "PARKA3"}
 
 
-@pytest.mark.parametrize(("low", "high", "keeps_the_50_dollar_parka"), [
-    (None, 47, False),  # 50 is more than 5% over
-    (None, 48, True),  # 50 is within 5% of 48: a near miss, kept
-    (55, None, True),  # 50 is within 10% under 55
-    (56, None, False),
-])
+@pytest.mark.parametrize(
+    ("low", "high", "keeps_the_50_dollar_parka"),
+    [
+        (None, 47, False),  # 50 is more than 5% over
+        (None, 48, True),  # 50 is within 5% of 48: a near miss, kept
+        (55, None, True),  # 50 is within 10% under 55
+        (56, None, False),
+    ],
+)
 def test_price_limits_allow_a_near_miss(hand_index, low, high, keeps_the_50_dollar_parka):
     kept = found(hand_index, state_of(category("parka"), budget(low, high)))
     assert ("PARKA2" in kept) == keeps_the_50_dollar_parka
@@ -104,9 +110,12 @@ def test_the_window_bounds_the_search_and_widens_as_turns_make_no_progress(hand_
     narrow = RetrievalSettings(base_window=5, browsing_window_bonus=0)
     everyday = state_of(category("everyday"))  # 24 products say it
     assert len(retrieve(everyday, hand_index, narrow)) == 5
-    windows = [retrieve(state_of(category("x"), turns_without_progress=n, intent=intent),
-                        hand_index, DEFAULT).window
-               for n, intent in ((0, "buying"), (0, "browsing"), (2, "buying"), (50, "buying"))]
+    windows = [
+        retrieve(
+            state_of(category("x"), turns_without_progress=n, intent=intent), hand_index, DEFAULT
+        ).window
+        for n, intent in ((0, "buying"), (0, "browsing"), (2, "buying"), (50, "buying"))
+    ]
     assert windows == [150, 200, 300, DEFAULT.max_window]
 
 

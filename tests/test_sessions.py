@@ -22,10 +22,24 @@ from shopcopilot.catalog.loader import CatalogError
 from shopcopilot.catalog.vocabulary import find_measures
 
 # Leaf categories with very different sizes, so "rare" means something.
-LEAVES = {"T-Shirts": 120, "Dresses": 80, "Sneakers": 60, "Hoop": 25, "Belts": 10,
-          "Anklets": 4, "Cuff Links": 3, "Shoe Horns": 2, "Bolo Ties": 1, "Fascinators": 1}
-DIMENSION_LINES = ("Heel measures approximately 2 inches", "Strap up to 30 mm wide",
-                   "Shaft measures 8.5\" from arch", "Pendant is 15 mm across")
+LEAVES = {
+    "T-Shirts": 120,
+    "Dresses": 80,
+    "Sneakers": 60,
+    "Hoop": 25,
+    "Belts": 10,
+    "Anklets": 4,
+    "Cuff Links": 3,
+    "Shoe Horns": 2,
+    "Bolo Ties": 1,
+    "Fascinators": 1,
+}
+DIMENSION_LINES = (
+    "Heel measures approximately 2 inches",
+    "Strap up to 30 mm wide",
+    'Shaft measures 8.5" from arch',
+    "Pendant is 15 mm across",
+)
 MONEY_LINES = ("Great value under $20 price", "Save money: affordable budget pick")
 
 
@@ -41,14 +55,22 @@ def write_catalog(path: Path, seed: int = 1) -> Path:
                 features += rng.sample(DIMENSION_LINES, rng.randint(1, 3))
             if rng.random() < 0.2:
                 features.append(rng.choice(MONEY_LINES))
-            lines.append(json.dumps({
-                "parent_asin": f"T{number:09d}", "title": f"Brand{number} Women's {leaf} Classic",
-                "features": features, "description": [],
-                "price": None if rng.random() < 0.15 else round(rng.uniform(5, 120), 2),
-                "categories": ["Clothing, Shoes & Jewelry", "Women", "Accessories", leaf],
-                "details": {}, "average_rating": 4.2, "rating_number": rng.choice([None, 0, 3, 50, 900, 12000]),
-                "store": f"Brand{number}",
-            }))
+            lines.append(
+                json.dumps(
+                    {
+                        "parent_asin": f"T{number:09d}",
+                        "title": f"Brand{number} Women's {leaf} Classic",
+                        "features": features,
+                        "description": [],
+                        "price": None if rng.random() < 0.15 else round(rng.uniform(5, 120), 2),
+                        "categories": ["Clothing, Shoes & Jewelry", "Women", "Accessories", leaf],
+                        "details": {},
+                        "average_rating": 4.2,
+                        "rating_number": rng.choice([None, 0, 3, 50, 900, 12000]),
+                        "store": f"Brand{number}",
+                    }
+                )
+            )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -64,12 +86,24 @@ def catalog_rows(catalog: Path) -> dict[str, dict]:
     return {row["parent_asin"]: row for row in rows}
 
 
-@pytest.mark.parametrize("n, expected", [(200, (80, 80, 30, 10)), (20, (8, 8, 3, 1)), (7, (3, 3, 1, 0))])
-def test_scenario_mix_follows_the_official_proportions(catalog: Path, n: int, expected: tuple[int, ...]) -> None:
+@pytest.mark.parametrize(
+    "n, expected", [(200, (80, 80, 30, 10)), (20, (8, 8, 3, 1)), (7, (3, 3, 1, 0))]
+)
+def test_scenario_mix_follows_the_official_proportions(
+    catalog: Path, n: int, expected: tuple[int, ...]
+) -> None:
     sessions = generate_sessions(catalog, "iid", n, seed=3)
     counts = Counter(s.scenario_type for s in sessions)
-    assert tuple(counts[name] for name in ("buying", "browsing", "intent_override", "boundary")) == expected
-    difficulty = {"buying": "easy", "browsing": "medium", "intent_override": "hard", "boundary": "medium"}
+    assert (
+        tuple(counts[name] for name in ("buying", "browsing", "intent_override", "boundary"))
+        == expected
+    )
+    difficulty = {
+        "buying": "easy",
+        "browsing": "medium",
+        "intent_override": "hard",
+        "boundary": "medium",
+    }
     assert all(s.difficulty_bucket == difficulty[s.scenario_type] for s in sessions)
 
 
@@ -92,18 +126,26 @@ def test_targets_are_unique_and_disjoint_from_excluded_ones(catalog: Path, kind:
     assert not set(targets) & excluded
 
 
-def test_stress_targets_carry_dimension_phrases(catalog: Path, catalog_rows: dict[str, dict]) -> None:
+def test_stress_targets_carry_dimension_phrases(
+    catalog: Path, catalog_rows: dict[str, dict]
+) -> None:
     sessions = generate_sessions(catalog, "stress", 30, seed=4)
     for session in sessions:
         features = " ".join(catalog_rows[session.target_asin]["features"])
         assert find_measures(features), features
-    iid_dimension_share = sum(bool(find_measures(" ".join(catalog_rows[s.target_asin]["features"])))
-                              for s in generate_sessions(catalog, "iid", 30, seed=4)) / 30
+    iid_dimension_share = (
+        sum(
+            bool(find_measures(" ".join(catalog_rows[s.target_asin]["features"])))
+            for s in generate_sessions(catalog, "iid", 30, seed=4)
+        )
+        / 30
+    )
     assert iid_dimension_share < 0.6  # the stress set is not just what uniform sampling gives
 
 
-def test_long_tail_picks_rare_categories_and_little_rated_products(catalog: Path,
-                                                                    catalog_rows: dict[str, dict]) -> None:
+def test_long_tail_picks_rare_categories_and_little_rated_products(
+    catalog: Path, catalog_rows: dict[str, dict]
+) -> None:
     sessions = generate_sessions(catalog, "long_tail", 12, seed=6)
     leaves = [catalog_rows[s.target_asin]["categories"][-1] for s in sessions]
     # Every leaf gets one product before any leaf gets a second, rarest first.
@@ -113,21 +155,34 @@ def test_long_tail_picks_rare_categories_and_little_rated_products(catalog: Path
     mean_size = sum(LEAVES[leaf] for leaf in leaves) / len(leaves)
     assert mean_size < sum(count * count for count in LEAVES.values()) / sum(LEAVES.values())
     picks_per_leaf = Counter(leaves)
-    for session, leaf in zip(sessions, leaves):
+    for session, leaf in zip(sessions, leaves, strict=True):
         if picks_per_leaf[leaf] == 1:  # a leaf's only pick is its least-rated product
-            ratings = [r["rating_number"] or 0 for r in catalog_rows.values() if r["categories"][-1] == leaf]
+            ratings = [
+                r["rating_number"] or 0
+                for r in catalog_rows.values()
+                if r["categories"][-1] == leaf
+            ]
             assert (catalog_rows[session.target_asin]["rating_number"] or 0) == min(ratings)
 
 
-def test_profiles_are_plausible_and_never_name_the_target(catalog: Path, catalog_rows: dict[str, dict]) -> None:
+def test_profiles_are_plausible_and_never_name_the_target(
+    catalog: Path, catalog_rows: dict[str, dict]
+) -> None:
     sessions = generate_sessions(catalog, "iid", 100, seed=8)
     styles = Counter()
     for session in sessions:
         profile = session.user_profile
         tags = profile["preference_tags"]
-        assert 1 <= len(tags) <= 4 and len(set(tags)) == len(tags) and set(tags) <= set(PREFERENCE_TAGS)
+        assert (
+            1 <= len(tags) <= 4
+            and len(set(tags)) == len(tags)
+            and set(tags) <= set(PREFERENCE_TAGS)
+        )
         style = profile["rating_style"]
-        assert profile["summary"] == f"Prior purchases emphasize {', '.join(tags)}; ratings are {style}."
+        assert (
+            profile["summary"]
+            == f"Prior purchases emphasize {', '.join(tags)}; ratings are {style}."
+        )
         assert profile["average_prior_rating"] in (1.0, 2.0, 3.0, 4.0, 5.0)
         text = json.dumps(profile).lower()
         row = catalog_rows[session.target_asin]
@@ -142,10 +197,21 @@ def test_written_sets_load_back_in_the_public_layout(catalog: Path, tmp_path: Pa
     loaded = load_sessions(path)
     assert [s.to_record() for s in loaded] == [s.to_record() for s in sessions]
     first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
-    assert set(first) == {"sample_id", "scenario_type", "user_profile", "ground_truth", "category_bucket",
-                          "difficulty_bucket"}
-    assert set(first["user_profile"]) == {"purchase_frequency", "average_prior_rating", "rating_style",
-                                          "preference_tags", "summary"}
+    assert set(first) == {
+        "sample_id",
+        "scenario_type",
+        "user_profile",
+        "ground_truth",
+        "category_bucket",
+        "difficulty_bucket",
+    }
+    assert set(first["user_profile"]) == {
+        "purchase_frequency",
+        "average_prior_rating",
+        "rating_style",
+        "preference_tags",
+        "summary",
+    }
 
 
 def test_bad_requests_fail_with_a_clear_message(catalog: Path, tmp_path: Path) -> None:
@@ -153,13 +219,19 @@ def test_bad_requests_fail_with_a_clear_message(catalog: Path, tmp_path: Path) -
         generate_sessions(catalog, "weird", 5, seed=1)
     with pytest.raises(SessionGenerationError, match="positive"):
         generate_sessions(catalog, "iid", 0, seed=1)
-    with pytest.raises(SessionGenerationError, match=f"only {sum(LEAVES.values())} products qualify"):
+    with pytest.raises(
+        SessionGenerationError, match=f"only {sum(LEAVES.values())} products qualify"
+    ):
         generate_sessions(catalog, "iid", 1000, seed=1)
     with pytest.raises(SessionGenerationError, match="catalog not found"):
         generate_sessions(tmp_path / "missing.jsonl", "iid", 5, seed=1)
     broken = tmp_path / "broken.jsonl"
-    broken.write_text(catalog.read_text(encoding="utf-8") + '{"parent_asin": "X1"}\n', encoding="utf-8")
-    with pytest.raises(CatalogError, match=f"broken.jsonl:{sum(LEAVES.values()) + 1}: missing or empty 'title'"):
+    broken.write_text(
+        catalog.read_text(encoding="utf-8") + '{"parent_asin": "X1"}\n', encoding="utf-8"
+    )
+    with pytest.raises(
+        CatalogError, match=f"broken.jsonl:{sum(LEAVES.values()) + 1}: missing or empty 'title'"
+    ):
         generate_sessions(broken, "iid", 5, seed=1)
 
 

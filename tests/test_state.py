@@ -12,30 +12,44 @@ from shopcopilot.state.budget import parse_budget
 
 
 def values(state, facet=None, status="active"):
-    return {(c.data.get("facet"), c.value) for c in state.constraints
-            if c.status == status and (facet is None or c.data.get("facet") == facet)}
+    return {
+        (c.data.get("facet"), c.value)
+        for c in state.constraints
+        if c.status == status and (facet is None or c.data.get("facet") == facet)
+    }
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("under $40", (None, 40.0, None)),
-    ("I'd rather not spend more than 40 dollars", (None, 40.0, None)),
-    ("no more than 50 bucks", (None, 50.0, None)),
-    ("between 20 and 35 bucks", (20.0, 35.0, None)),
-    ("around $40", (None, None, 40.0)),
-    ("budget around $29.99", (None, None, 29.99)),
-    ("$25 or less", (None, 25.0, None)),
-    ("at least 100 dollars", (100.0, None, None)),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("under $40", (None, 40.0, None)),
+        ("I'd rather not spend more than 40 dollars", (None, 40.0, None)),
+        ("no more than 50 bucks", (None, 50.0, None)),
+        ("between 20 and 35 bucks", (20.0, 35.0, None)),
+        ("around $40", (None, None, 40.0)),
+        ("budget around $29.99", (None, None, 29.99)),
+        ("$25 or less", (None, 25.0, None)),
+        ("at least 100 dollars", (100.0, None, None)),
+    ],
+)
 def test_budgets_are_read(text, expected):
     budget = parse_budget(text)
     assert budget is not None
     assert (budget.min_price, budget.max_price, budget.target) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "up to 30 mm wide", "about 5 inches long", "2 ft", "16 oz bottle", "Shaft measures approximately 8.37\" from arch",
-    "size 10 please", "3 Year Battery",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "up to 30 mm wide",
+        "about 5 inches long",
+        "2 ft",
+        "16 oz bottle",
+        'Shaft measures approximately 8.37" from arch',
+        "size 10 please",
+        "3 Year Battery",
+    ],
+)
 def test_measures_are_not_money(text):
     assert parse_budget(text) is None
 
@@ -47,8 +61,9 @@ def test_category_names_with_prices_are_not_budgets(lexicon, play):
 
 
 def test_thirty_mm_wide_is_not_a_budget(lexicon, play):
-    state, _ = play(lexicon, "I'm looking for a necklace",
-                    "For that, what matters is: up to 30 mm wide")
+    state, _ = play(
+        lexicon, "I'm looking for a necklace", "For that, what matters is: up to 30 mm wide"
+    )
     assert not state.active("budget")
     assert any("30 mm" in f.text for f in state.active_fragments())
 
@@ -59,19 +74,33 @@ def test_colour_shades_map_to_base_colours(lexicon, play):
     assert ("department", "women") in values(state)
 
 
-@pytest.mark.parametrize("message", [
-    "not leather please", "anything but leather", "I want to avoid leather", "no leather", "without leather",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "not leather please",
+        "anything but leather",
+        "I want to avoid leather",
+        "no leather",
+        "without leather",
+    ],
+)
 def test_negation_rejects_value(lexicon, message, play):
     state, _ = play(lexicon, "I need a jacket for men", message)
     assert ("material", "leather") in {(r.attribute, r.value) for r in state.rejected}
     assert ("material", "leather") not in values(state)
 
 
-@pytest.mark.parametrize("message", [
-    "I don't have a preference for color; please use your judgment.",
-    "doesn't matter", "any color is fine", "whatever you think", "up to you", "no preference",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I don't have a preference for color; please use your judgment.",
+        "doesn't matter",
+        "any color is fine",
+        "whatever you think",
+        "up to you",
+        "no preference",
+    ],
+)
 def test_no_preference_creates_no_filter(lexicon, message, play):
     state, diffs = play(lexicon, "I need a dress", message, asked=["color"])
     assert "color" in state.unconstrained
@@ -84,13 +113,16 @@ def test_no_preference_names_its_attribute(lexicon, play):
     assert "brand" in state.unconstrained and "color" not in state.unconstrained
 
 
-@pytest.mark.parametrize("override", [
-    "Actually, make it leather instead of suede.",
-    "scratch that, leather",
-    "switch to leather",
-    "change it to leather",
-    "on second thought I'd rather have leather",
-])
+@pytest.mark.parametrize(
+    "override",
+    [
+        "Actually, make it leather instead of suede.",
+        "scratch that, leather",
+        "switch to leather",
+        "change it to leather",
+        "on second thought I'd rather have leather",
+    ],
+)
 def test_override_replaces_value_and_keeps_unrelated(lexicon, override, play):
     state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", override)
     assert ("material", "leather") in values(state)
@@ -101,8 +133,12 @@ def test_override_replaces_value_and_keeps_unrelated(lexicon, override, play):
 
 
 def test_category_switch_drops_category_only_constraints(lexicon, play):
-    state, _ = play(lexicon, "I need running shoes for women", "size 8",
-                    "Actually, now I need a necklace instead")
+    state, _ = play(
+        lexicon,
+        "I need running shoes for women",
+        "size 8",
+        "Actually, now I need a necklace instead",
+    )
     assert ("size", "8") not in values(state)
     assert ("department", "women") in values(state)
     categories = [c for c in state.constraints if c.attribute == "category"]
@@ -111,15 +147,20 @@ def test_category_switch_drops_category_only_constraints(lexicon, play):
 
 
 def test_free_requirement_text_splits_into_fragments(lexicon, play):
-    state, _ = play(lexicon, "I need a dress",
-                    "For that, what matters is: 95% Polyester, 5% Spandex; Wrap closure.")
+    state, _ = play(
+        lexicon,
+        "I need a dress",
+        "For that, what matters is: 95% Polyester, 5% Spandex; Wrap closure.",
+    )
     texts = [f.text for f in state.active_fragments()]
     assert "95% Polyester, 5% Spandex" in texts and "Wrap closure" in texts
 
 
 def test_override_without_attribute_archives_volunteered_preference(lexicon, play):
     state, _ = play(
-        lexicon, "I'm looking for Jewelry Necklaces. Adjustable chain", "For that, what matters is: gold tone",
+        lexicon,
+        "I'm looking for Jewelry Necklaces. Adjustable chain",
+        "For that, what matters is: gold tone",
         "Actually, ignore my earlier preference. What I need is: pendant with moon",
         asked=["other", None],
     )
@@ -139,18 +180,28 @@ def test_browsing_intent(lexicon, play):
 def test_state_round_trips_through_json(lexicon, play):
     import json
 
-    state, _ = play(lexicon, "I need running shoes for women under $80", "not pink",
-                    asked=["color"])
+    state, _ = play(
+        lexicon, "I need running shoes for women under $80", "not pink", asked=["color"]
+    )
     again = ShoppingState.from_dict(json.loads(json.dumps(state.to_dict())))
     assert again.to_dict() == state.to_dict()
 
 
 def test_override_naming_a_material_keeps_the_category(play):
-    """'What I need is: wool' changes the material, not the item, even where a category says Wool."""
-    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Wool"): 5,
-                       ("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Leg Warmers"): 5})
-    state, _ = play(lexicon, "I'm looking for Socks & Hosiery Leg Warmers.", "cotton please",
-                    "Actually, ignore my earlier preference. What I need is: wool.")
+    """'What I need is: wool' changes the material, not the item, even where a category says
+    Wool."""
+    lexicon = Lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Wool"): 5,
+            ("Clothing, Shoes & Jewelry", "Women", "Socks & Hosiery", "Leg Warmers"): 5,
+        }
+    )
+    state, _ = play(
+        lexicon,
+        "I'm looking for Socks & Hosiery Leg Warmers.",
+        "cotton please",
+        "Actually, ignore my earlier preference. What I need is: wool.",
+    )
     category = state.active("category")
     assert category and "leg warmers" in category[0].value
     assert ("material", "wool") in values(state)
@@ -169,11 +220,19 @@ def test_typos_in_values_are_tolerated(lexicon, play):
 
 
 def test_override_with_a_word_from_a_category_name_is_not_a_category_switch(play):
-    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Coats", "Leather & Faux Leather"): 5,
-                       ("Clothing, Shoes & Jewelry", "Women", "Coats", "Anoraks"): 5,
-                       ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 5})
-    state, _ = play(lexicon, "I'm looking for Coats Anoraks.", "Drawstring closure",
-                    "Actually, ignore my earlier preference. What I need is: Faux Fur.")
+    lexicon = Lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Women", "Coats", "Leather & Faux Leather"): 5,
+            ("Clothing, Shoes & Jewelry", "Women", "Coats", "Anoraks"): 5,
+            ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 5,
+        }
+    )
+    state, _ = play(
+        lexicon,
+        "I'm looking for Coats Anoraks.",
+        "Drawstring closure",
+        "Actually, ignore my earlier preference. What I need is: Faux Fur.",
+    )
     assert "anoraks" in state.active("category")[0].value
     state, _ = play(lexicon, "I'm looking for Coats Anoraks.", "i mean belts")
     assert "belts" in state.active("category")[0].value
@@ -187,10 +246,15 @@ def test_negation_inside_a_requirement_list_describes_the_product(lexicon, play)
     assert ("word", "bleach") in {(r.attribute, r.value) for r in state.rejected}
 
 
-@pytest.mark.parametrize("message,word", [
-    ("not charm bracelets though", "bracelet"), ("no hoods please", "hood"), ("nothing with a hood", "hood"),
-    ("Not jewelry boxes though.", "box"),
-])
+@pytest.mark.parametrize(
+    "message,word",
+    [
+        ("not charm bracelets though", "bracelet"),
+        ("no hoods please", "hood"),
+        ("nothing with a hood", "hood"),
+        ("Not jewelry boxes though.", "box"),
+    ],
+)
 def test_rejected_things_are_their_head_noun(lexicon, message, word, play):
     state, _ = play(lexicon, "I'm looking for jewelry", message)
     assert ("word", word) in {(r.attribute, r.value) for r in state.rejected}
@@ -211,14 +275,20 @@ def test_a_loosely_named_brand_after_a_cue_is_guessed(lexicon, play):
 
 def test_ordinary_words_after_from_name_no_brand(make_lexicon, play):
     lexicon = make_lexicon(brands=["David Archy", "Cherokee"])
-    state, _ = play(lexicon, "I need boots",
-                    "Rubber sole; Shaft measures approximately 8 inches from arch.")
+    state, _ = play(
+        lexicon, "I need boots", "Rubber sole; Shaft measures approximately 8 inches from arch."
+    )
     assert not values(state, "brand")
 
 
-@pytest.mark.parametrize("message", [
-    "switch the suede to leather", "leather rather than suede now", "leather beats suede",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "switch the suede to leather",
+        "leather rather than suede now",
+        "leather beats suede",
+    ],
+)
 def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, message, play):
     state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", message)
     assert ("material", "leather") in values(state)
@@ -227,10 +297,14 @@ def test_contrasting_a_new_value_with_an_earlier_one_replaces_it(lexicon, messag
     assert diffs[-1].new_epoch
 
 
-@pytest.mark.parametrize("message", [
-    "Sorry, typed the wrong thing, I want leather not suede.", "no suede after all, leather",
-    "leather please, suede is a no-go",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Sorry, typed the wrong thing, I want leather not suede.",
+        "no suede after all, leather",
+        "leather please, suede is a no-go",
+    ],
+)
 def test_turning_down_a_value_asked_for_earlier_is_a_change_of_mind(lexicon, message, play):
     state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", message)
     assert ("material", "leather") in values(state) and ("material", "suede") not in values(state)
@@ -238,34 +312,53 @@ def test_turning_down_a_value_asked_for_earlier_is_a_change_of_mind(lexicon, mes
     assert diffs[-1].new_epoch and state.epoch == 1
 
 
-@pytest.mark.parametrize("message", [
-    "ok scrap suede. leather pls", "oh wait, let's swap suede for leather", "suede was wrong, I actually need leather",
-    "my mistake, leather", "ditch the suede, go with leather", "no no, not suede. leather!",
-    "I take that back: leather", "oops, meant to say leather",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ok scrap suede. leather pls",
+        "oh wait, let's swap suede for leather",
+        "suede was wrong, I actually need leather",
+        "my mistake, leather",
+        "ditch the suede, go with leather",
+        "no no, not suede. leather!",
+        "I take that back: leather",
+        "oops, meant to say leather",
+    ],
+)
 def test_a_correction_in_other_words_replaces_the_value(lexicon, message, play):
     state, diffs = play(lexicon, "I need a men's jacket in suede", "black please", message)
     assert ("material", "leather") in values(state) and ("material", "suede") not in values(state)
     assert ("color", "black") in values(state) and diffs[-1].new_epoch
 
 
-@pytest.mark.parametrize("message", ["actually, black or navy would be fine", "actually black and white"])
+@pytest.mark.parametrize(
+    "message", ["actually, black or navy would be fine", "actually black and white"]
+)
 def test_a_correction_listing_the_earlier_value_keeps_it(lexicon, message, play):
     state, _ = play(lexicon, "I need a dress in black", message)
     assert ("color", "black") in values(state) and len(values(state, "color")) == 2
 
 
 def test_values_are_read_within_a_clause(lexicon):
-    said = [(m.facet, m.value) for m in lexicon.mentions("no no, not suede. leather! suede leather boots")]
+    said = [
+        (m.facet, m.value)
+        for m in lexicon.mentions("no no, not suede. leather! suede leather boots")
+    ]
     assert said == [("material", "suede"), ("material", "leather"), ("material", "suede")]
-    assert [(m.facet, m.value) for m in lexicon.mentions("size 9.5, wide")] == [("size", "9.5"), ("width", "wide")]
+    assert [(m.facet, m.value) for m in lexicon.mentions("size 9.5, wide")] == [
+        ("size", "9.5"),
+        ("width", "wide"),
+    ]
 
 
-@pytest.mark.parametrize("opening,item", [
-    ("looking for a gift for my dad: running shoes", "running shoes"),
-    ("I want a gift for my sister, a necklace", "necklace"),
-    ("Gift hunting for a female coworker... a necklace maybe?", "necklace"),
-])
+@pytest.mark.parametrize(
+    "opening,item",
+    [
+        ("looking for a gift for my dad: running shoes", "running shoes"),
+        ("I want a gift for my sister, a necklace", "necklace"),
+        ("Gift hunting for a female coworker... a necklace maybe?", "necklace"),
+    ],
+)
 def test_who_a_gift_is_for_is_not_the_item(lexicon, opening, item, play):
     state, _ = play(lexicon, opening)
     assert [c.value for c in state.active("category")] == [item]
@@ -283,8 +376,11 @@ def test_turning_down_a_value_never_asked_for_is_no_change_of_mind(lexicon, play
 
 
 def test_state_copy_is_equal_and_independent(lexicon, play):
-    state, _ = play(lexicon, "I need a men's jacket in suede under $80",
-                    "not black. what matters is: two pockets")
+    state, _ = play(
+        lexicon,
+        "I need a men's jacket in suede under $80",
+        "not black. what matters is: two pockets",
+    )
     state.shown[state.epoch] = ["A1"]
     state.profile = {"preference_tags": ["fit"]}
     twin = state.copy()
@@ -295,13 +391,17 @@ def test_state_copy_is_equal_and_independent(lexicon, play):
     twin.shown[state.epoch].append("A2")
     twin.profile["preference_tags"].append("style")
     twin.history[0].agent = "changed"
-    assert state.constraints[0].status == "active" and "extra" not in state.constraints[0].data.get("words", {})
+    assert state.constraints[0].status == "active" and "extra" not in state.constraints[0].data.get(
+        "words", {}
+    )
     assert state.fragments[0].status == "active"
     assert state.shown[state.epoch] == ["A1"] and state.profile == {"preference_tags": ["fit"]}
     assert state.history[0].agent == ""
 
 
-@pytest.mark.parametrize("said,brand", [("sauconey", "Saucony"), ("celersport", "CS Celersport"), ("mom", None)])
+@pytest.mark.parametrize(
+    "said,brand", [("sauconey", "Saucony"), ("celersport", "CS Celersport"), ("mom", None)]
+)
 def test_a_misspelled_or_partial_brand_is_guessed(said, brand, make_lexicon):
     lexicon = make_lexicon(brands=["Saucony", "CS Celersport", "David Archy", "Cherokee"])
     guess = lexicon.guess_brand(said)
@@ -320,8 +420,13 @@ def item(state):
 
 def test_an_answer_naming_a_narrower_kind_of_item_narrows_it_and_keeps_the_rest(make_lexicon, play):
     lexicon = make_lexicon(NARROWING_PATHS)
-    state, _ = play(lexicon, "just browsing accessories", "for hiking", "Cowboy hats.",
-                    asked=["use_case", "other"])
+    state, _ = play(
+        lexicon,
+        "just browsing accessories",
+        "for hiking",
+        "Cowboy hats.",
+        asked=["use_case", "other"],
+    )
     assert item(state) == ["cowboy hats"]
     assert ("use_case", "hiking") in values(state)
     state, _ = play(lexicon, "show me something nice", "Dresses.", asked=["other"])
@@ -330,8 +435,12 @@ def test_an_answer_naming_a_narrower_kind_of_item_narrows_it_and_keeps_the_rest(
 
 def test_a_sibling_or_a_closure_does_not_replace_the_item(make_lexicon, play):
     lexicon = make_lexicon(NARROWING_PATHS)
-    state, _ = play(lexicon, "I need body jewelry barbells",
-                    "A piece that layers with other necklaces.", asked=["other"])
+    state, _ = play(
+        lexicon,
+        "I need body jewelry barbells",
+        "A piece that layers with other necklaces.",
+        asked=["other"],
+    )
     assert item(state) == ["body jewelry barbells"]
     state, _ = play(lexicon, "show me something nice", "no laces, slip on please.", asked=["other"])
     assert item(state) == []
@@ -345,35 +454,49 @@ SWITCH_PATHS = {  # beyond the paths every lexicon here has
 }
 
 
-@pytest.mark.parametrize("switch", [
-    "On reflection, what I need is a down jacket.",
-    "on further thought i want down jackets",
-    "Come to think of it, a down jacket would be better.",
-    "hmm, make that a down jacket",
-    "Let's try down jackets instead.",
-    "ok let's switch from sweaters to down jackets please",
-    "Changing it from the sweater to a down jacket.",
-    "You know what, I need a down jacket.",
-])
+@pytest.mark.parametrize(
+    "switch",
+    [
+        "On reflection, what I need is a down jacket.",
+        "on further thought i want down jackets",
+        "Come to think of it, a down jacket would be better.",
+        "hmm, make that a down jacket",
+        "Let's try down jackets instead.",
+        "ok let's switch from sweaters to down jackets please",
+        "Changing it from the sweater to a down jacket.",
+        "You know what, I need a down jacket.",
+    ],
+)
 def test_a_change_of_item_is_read_in_many_wordings(switch, make_lexicon, play):
-    state, _ = play(make_lexicon(SWITCH_PATHS), "I'm after a women's sweater", "in wool", switch,
-                    asked=["material", "use_case"])
+    state, _ = play(
+        make_lexicon(SWITCH_PATHS),
+        "I'm after a women's sweater",
+        "in wool",
+        switch,
+        asked=["material", "use_case"],
+    )
     assert len(item(state)) == 1 and "jacket" in item(state)[0]
     assert ("department", "women") in values(state)  # unrelated: kept
 
 
 def test_wanting_it_for_a_use_does_not_rename_the_item(make_lexicon, play):
-    lexicon = make_lexicon(SWITCH_PATHS,
-                           {("Clothing, Shoes & Jewelry", "Women", "Clothing", "Winter"): 5})
-    state, _ = play(lexicon, "could you find me women's leg warmers",
-                    "I want it for winter. Not in spandex.", asked=["use_case"])
+    lexicon = make_lexicon(
+        SWITCH_PATHS, {("Clothing, Shoes & Jewelry", "Women", "Clothing", "Winter"): 5}
+    )
+    state, _ = play(
+        lexicon,
+        "could you find me women's leg warmers",
+        "I want it for winter. Not in spandex.",
+        asked=["use_case"],
+    )
     assert item(state) == ["women's leg warmers"]
     assert ("material", "spandex") in values(state, status="negated") or state.rejected
 
 
 def test_the_item_name_stops_where_the_description_starts(make_lexicon, play):
-    state, _ = play(make_lexicon(SWITCH_PATHS),
-                    "In the market for slippers - something made from wool.")
+    state, _ = play(
+        make_lexicon(SWITCH_PATHS), "In the market for slippers - something made from wool."
+    )
     assert item(state) == ["slippers"]
     assert ("material", "wool") in values(state)
 
@@ -386,16 +509,29 @@ HEAD_PATHS = {
 }
 
 
-@pytest.mark.parametrize("opening,said,asked,expected", [
-    # A plural head noun names the new item when the old one is set aside in the same breath...
-    ("I'm after a women's sweater", "Correction: hooded sweatshirts, not sweaters.", "use_case", ["sweatshirts"]),
-    # ...and alone it is only a requirement.
-    ("I'm after a women's sweater", "Actually, hooded sweatshirts.", "use_case", ["women's sweater"]),
-    ("what clothes do you have?", "a polyester blend is fine", "other", []),
-    # Sizes never name the item.
-    ("I'm after a women's sweater", "I need plus sizes", "size", ["women's sweater"]),
-    ("just browsing for my sister", "I need plus sizes", "other", []),
-])
+@pytest.mark.parametrize(
+    "opening,said,asked,expected",
+    [
+        # A plural head noun names the new item when the old one is set aside in the same breath...
+        (
+            "I'm after a women's sweater",
+            "Correction: hooded sweatshirts, not sweaters.",
+            "use_case",
+            ["sweatshirts"],
+        ),
+        # ...and alone it is only a requirement.
+        (
+            "I'm after a women's sweater",
+            "Actually, hooded sweatshirts.",
+            "use_case",
+            ["women's sweater"],
+        ),
+        ("what clothes do you have?", "a polyester blend is fine", "other", []),
+        # Sizes never name the item.
+        ("I'm after a women's sweater", "I need plus sizes", "size", ["women's sweater"]),
+        ("just browsing for my sister", "I need plus sizes", "other", []),
+    ],
+)
 def test_which_answers_name_a_new_item(opening, said, asked, expected, make_lexicon, play):
     state, _ = play(make_lexicon(HEAD_PATHS), opening, said, asked=[asked])
     assert item(state) == expected
@@ -403,18 +539,29 @@ def test_which_answers_name_a_new_item(opening, said, asked, expected, make_lexi
 
 def test_an_item_after_only_a_department_narrows_it(make_lexicon, play):
     lexicon = make_lexicon(HEAD_PATHS)
-    state, _ = play(lexicon, "Browsing clothes for women.", "in wool", "dresses, to be exact.",
-                    asked=["material", "other"])
+    state, _ = play(
+        lexicon,
+        "Browsing clothes for women.",
+        "in wool",
+        "dresses, to be exact.",
+        asked=["material", "other"],
+    )
     assert item(state) == ["dresses"]
     assert ("material", "wool") in values(state)
 
 
 def test_the_item_said_for_emphasis_is_the_item(make_lexicon, play):
-    more = {("Clothing, Shoes & Jewelry", "Women", "Clothing", "Lingerie"): 10,
-            ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sets"): 10}
+    more = {
+        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Lingerie"): 10,
+        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sets"): 10,
+    }
     lexicon = make_lexicon(HEAD_PATHS, more)
-    for said in ("It's down jackets I'm after", "yeah, it's down jackets I'm after", "down jackets are what I want",
-                 "Down jackets is what I'm looking for."):
+    for said in (
+        "It's down jackets I'm after",
+        "yeah, it's down jackets I'm after",
+        "down jackets are what I want",
+        "Down jackets is what I'm looking for.",
+    ):
         state, _ = play(lexicon, "Just browsing for lingerie", said, asked=["other"])
         assert item(state) == ["down jackets"], said
     state, _ = play(lexicon, "Just browsing for lingerie", "It's for work", asked=["other"])
@@ -422,11 +569,13 @@ def test_the_item_said_for_emphasis_is_the_item(make_lexicon, play):
 
 
 def test_the_item_span_keeps_hyphenated_names_and_stops_at_a_comma(make_lexicon, play):
-    lexicon = make_lexicon({
-        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops & Tees", "T-Shirts"): 10,
-        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Flats"): 10,
-        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Plus-Size"): 10,
-    })
+    lexicon = make_lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Tops & Tees", "T-Shirts"): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Flats"): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Plus-Size"): 10,
+        }
+    )
     state, _ = play(lexicon, "hi! shopping for women's t-shirts today.")
     assert item(state) == ["women's t-shirts"]
     state, _ = play(lexicon, "i'm looking for women's flats, i wear a plus size 9.")
@@ -434,30 +583,47 @@ def test_the_item_span_keeps_hyphenated_names_and_stops_at_a_comma(make_lexicon,
 
 
 def test_a_kind_of_the_item_narrows_it_whoever_it_is_for(make_lexicon, play):
-    lexicon = make_lexicon({
-        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Walking"): 10,
-        ("Clothing, Shoes & Jewelry", "Novelty", "Women's Shoes"): 3,
-    })
+    lexicon = make_lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Walking"): 10,
+            ("Clothing, Shoes & Jewelry", "Novelty", "Women's Shoes"): 3,
+        }
+    )
     state, _ = play(lexicon, "Any shoes for women?", "Walking shoes, to be exact", asked=["other"])
     assert item(state) == ["walking shoes"]
 
 
 def test_a_new_item_set_against_the_current_one_is_a_change_of_mind_without_a_cue(
-        make_lexicon, play):
-    lexicon = make_lexicon({("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 10,
-                            ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Wallets"): 10})
-    for said in ("belts, not wallets", "ok different idea: belts, not wallets.", "My bad, it's belts i need, not wallets"):
+    make_lexicon, play
+):
+    lexicon = make_lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"): 10,
+            ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Wallets"): 10,
+        }
+    )
+    for said in (
+        "belts, not wallets",
+        "ok different idea: belts, not wallets.",
+        "My bad, it's belts i need, not wallets",
+    ):
         state, _ = play(lexicon, "I'm looking for wallets", said, asked=["material"])
         assert item(state) == ["belts"], said
 
 
 def test_a_use_or_a_feature_said_with_a_seeking_verb_is_not_an_item(make_lexicon, play):
-    more = {("Clothing, Shoes & Jewelry", "Sports", "Hiking & Trekking"): 5,
-            ("Clothing, Shoes & Jewelry", "Accessories", "Eyewear", "Lenses"): 5}
+    more = {
+        ("Clothing, Shoes & Jewelry", "Sports", "Hiking & Trekking"): 5,
+        ("Clothing, Shoes & Jewelry", "Accessories", "Eyewear", "Lenses"): 5,
+    }
     lexicon = make_lexicon(SWITCH_PATHS, more)
-    state, _ = play(lexicon, "I am searching ladies down jackets",
-                    "Need something for trekking, basically.",
-                    "want it with polarized lenses, that's a must.", asked=["other", "style"])
+    state, _ = play(
+        lexicon,
+        "I am searching ladies down jackets",
+        "Need something for trekking, basically.",
+        "want it with polarized lenses, that's a must.",
+        asked=["other", "style"],
+    )
     assert item(state) == ["down jackets"]
 
 
@@ -467,17 +633,22 @@ def test_who_it_is_for_before_a_comma_does_not_end_the_item_name(make_lexicon, p
     assert "masks" in item(state)[0]
 
 
-@pytest.mark.parametrize("said", ["Prefer to stay away from suede.", "I dislike suede", "steer clear of suede please"])
+@pytest.mark.parametrize(
+    "said", ["Prefer to stay away from suede.", "I dislike suede", "steer clear of suede please"]
+)
 def test_more_ways_to_reject_a_value(lexicon, said, play):
     state, _ = play(lexicon, "I need a men's jacket", said)
     assert ("material", "suede") in {(r.attribute, r.value) for r in state.rejected}
 
 
-@pytest.mark.parametrize("said,rejected", [
-    ("Green? no thanks.", ("color", "green")),
-    ("Nylon is a no-go.", ("material", "nylon")),
-    ("Suede isn't my style", ("material", "suede")),
-])
+@pytest.mark.parametrize(
+    "said,rejected",
+    [
+        ("Green? no thanks.", ("color", "green")),
+        ("Nylon is a no-go.", ("material", "nylon")),
+        ("Suede isn't my style", ("material", "suede")),
+    ],
+)
 def test_a_rejection_said_after_the_value(lexicon, said, rejected, play):
     state, _ = play(lexicon, "I need a men's jacket", said)
     assert rejected in {(r.attribute, r.value) for r in state.rejected}
@@ -499,52 +670,92 @@ def test_brand_guesses_are_the_same_from_memory(monkeypatch, make_lexicon):
     said = ("sauconey", "celersport", "mom", "sauconey")
     first = [lexicon.guess_brand(text) for text in said]
     assert [m and m.value for m in first] == ["Saucony", "CS Celersport", None, "Saucony"]
-    assert [m and m.value for m in (lexicon.guess_brand(text) for text in said)] == [m and m.value for m in first]
+    assert [m and m.value for m in (lexicon.guess_brand(text) for text in said)] == [
+        m and m.value for m in first
+    ]
     monkeypatch.setattr(lexicon_module, "NEAR_CACHE_SIZE", 1)  # evicts on every new word
-    assert [m and m.value for m in (lexicon.guess_brand(t) for t in said)] == [m and m.value for m in first]
+    assert [m and m.value for m in (lexicon.guess_brand(t) for t in said)] == [
+        m and m.value for m in first
+    ]
 
 
 def test_a_compound_of_category_words_names_the_item(make_lexicon, play):
-    lexicon = make_lexicon({("Clothing, Shoes & Jewelry", "Men", "Watches", "Wrist Watches"): 10,
-                            ("Clothing, Shoes & Jewelry", "Men", "Jewelry", "Bracelets"): 10})
+    lexicon = make_lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Men", "Watches", "Wrist Watches"): 10,
+            ("Clothing, Shoes & Jewelry", "Men", "Jewelry", "Bracelets"): 10,
+        }
+    )
     assert set(lexicon.category_tokens("wristwatches")) == {"wrist", "watch"}
     assert lexicon.category_tokens("zzzzzzzz") == {}
-    state, _ = play(lexicon, "I'm trying to find gents bracelets",
-                    "Ugh, forget bracelets. show me wristwatches pls.", asked=["material"])
+    state, _ = play(
+        lexicon,
+        "I'm trying to find gents bracelets",
+        "Ugh, forget bracelets. show me wristwatches pls.",
+        asked=["material"],
+    )
     assert item(state) == ["wristwatches"]
     assert not state.active_fragments()
 
 
-@pytest.mark.parametrize("plural,singular", [("scarves", "scarf"), ("knives", "knife"), ("gloves", "glove"),
-                                             ("sleeves", "sleeve"), ("hoodies", "hoody"), ("dresses", "dress")])
+@pytest.mark.parametrize(
+    "plural,singular",
+    [
+        ("scarves", "scarf"),
+        ("knives", "knife"),
+        ("gloves", "glove"),
+        ("sleeves", "sleeve"),
+        ("hoodies", "hoody"),
+        ("dresses", "dress"),
+    ],
+)
 def test_plurals_fold_to_the_singular_shoppers_say(plural, singular):
-    from shopcopilot.rank.evidence import word_forms
     from shopcopilot.index.text import stem
+    from shopcopilot.rank.evidence import word_forms
 
     assert stem(plural) == stem(singular) == singular
     assert plural in word_forms(stem(singular))  # and product text in the plural matches it
 
 
 def test_a_scarf_names_the_scarves_category(play):
-    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Accessories", "Scarves & Wraps"): 20}, [])
+    lexicon = Lexicon(
+        {("Clothing, Shoes & Jewelry", "Women", "Accessories", "Scarves & Wraps"): 20}, []
+    )
     state, _ = play(lexicon, "I need a scarf for my wife")
     assert [c.value for c in state.active("category")] == ["scarf"]
 
 
-@pytest.mark.parametrize("said,words", [
-    ("I want a hoodie", {"hoody"}), ("some trousers for work", {"pant"}), ("a wool jumper", {"sweater"}),
-    ("trainers for running", {"sneaker", "running"}), ("cosy pyjamas", {"pajama"}), ("black heels", {"pump"}),
-])
+@pytest.mark.parametrize(
+    "said,words",
+    [
+        ("I want a hoodie", {"hoody"}),
+        ("some trousers for work", {"pant"}),
+        ("a wool jumper", {"sweater"}),
+        ("trainers for running", {"sneaker", "running"}),
+        ("cosy pyjamas", {"pajama"}),
+        ("black heels", {"pump"}),
+    ],
+)
 def test_shoppers_words_for_items_read_as_the_catalogs(said, words, play):
-    lexicon = Lexicon({
-        ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Fashion Hoodies & Sweatshirts"): 10,
-        ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Pants"): 10,
-        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sweaters"): 10,
-        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Fashion Sneakers"): 10,
-        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Running"): 10,
-        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sleep & Lounge", "Sleepwear", "Pajama Sets"): 10,
-        ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 10,
-    }, [])
+    lexicon = Lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Fashion Hoodies & Sweatshirts"): 10,
+            ("Clothing, Shoes & Jewelry", "Men", "Clothing", "Pants"): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Sweaters"): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Fashion Sneakers"): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Athletic", "Running"): 10,
+            (
+                "Clothing, Shoes & Jewelry",
+                "Women",
+                "Clothing",
+                "Sleep & Lounge",
+                "Sleepwear",
+                "Pajama Sets",
+            ): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 10,
+        },
+        [],
+    )
     assert set(lexicon.category_tokens(said)) == words
     state, _ = play(lexicon, said)
     assert state.active("category")
@@ -552,6 +763,11 @@ def test_shoppers_words_for_items_read_as_the_catalogs(said, words, play):
 
 def test_a_shoppers_word_the_catalog_has_itself_is_kept():
     # "Heels" as the catalog's own node wins over the table's "pumps".
-    lexicon = Lexicon({("Clothing, Shoes & Jewelry", "Women", "Shoes", "Heels"): 10,
-                       ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 10}, [])
+    lexicon = Lexicon(
+        {
+            ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Heels"): 10,
+            ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 10,
+        },
+        [],
+    )
     assert set(lexicon.category_tokens("black heels")) == {"heel"}

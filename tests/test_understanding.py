@@ -33,9 +33,11 @@ def test_unknown_split_is_refused() -> None:
 
 
 def test_nodes_resolve_to_the_deepest_node_the_words_name() -> None:
-    paths = [("Clothing, Shoes & Jewelry", "Women", "Jewelry", "Earrings", "Hoop"),
-             ("Clothing, Shoes & Jewelry", "Women", "Shoes"),
-             ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses")]
+    paths = [
+        ("Clothing, Shoes & Jewelry", "Women", "Jewelry", "Earrings", "Hoop"),
+        ("Clothing, Shoes & Jewelry", "Women", "Shoes"),
+        ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"),
+    ]
     nodes = U.NodeResolver(paths)
     assert nodes.resolve(["hoop", "earring"]) == "Hoop"
     assert nodes.resolve(["earring"]) == "Earrings"
@@ -59,8 +61,12 @@ def test_expected_budget_and_sizes_take_the_states_forms() -> None:
 
 def test_evaluate_plays_a_case_and_reads_the_state(synthetic_index) -> None:
     agent = Agent(index=synthetic_index, warm_up=False)
-    case = U.Case("u1", "dev", (U.Turn("red dresses under $40", {"budget": {"max": 40}, "colors": ["red"]}),),
-                  exchange=False)
+    case = U.Case(
+        "u1",
+        "dev",
+        (U.Turn("red dresses under $40", {"budget": {"max": 40}, "colors": ["red"]}),),
+        exchange=False,
+    )
     report = U.evaluate(agent, [case], U.NodeResolver([]))
     summary = report.to_dict(1, 0, "dev")
     assert summary["slots"]["budget"]["recall"] == 1.0

@@ -14,11 +14,12 @@ from shopcopilot.bench.official import ALLOWED_ATTRIBUTES
 from shopcopilot.catalog import vocabulary as vocabulary_module
 from shopcopilot.catalog.vocabulary import (
     FACETS,
+    JOIN,
+    VOCABULARY_PATH,
     VocabularyError,
     accepted_departments,
     canonical_department,
     canonical_size,
-    JOIN,
     find_measures,
     find_measures_in_each,
     find_mentions,
@@ -27,7 +28,6 @@ from shopcopilot.catalog.vocabulary import (
     load_vocabulary,
     normalize_phrase,
     vocabulary,
-    VOCABULARY_PATH,
 )
 from shopcopilot.terms import QUESTION_FOR, Facet
 
@@ -38,9 +38,22 @@ def _found(text: str, attribute: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("word", "color"),
-    [("navy", "blue"), ("Charcoal", "gray"), ("grey", "gray"), ("burgundy", "red"), ("Maroon", "red"),
-     ("ivory", "white"), ("cream", "beige"), ("khaki", "beige"), ("camel", "brown"), ("olive", "green"),
-     ("fuchsia", "pink"), ("rose gold", "gold"), ("multi-color", "multicolor"), ("Navy Blue", "blue")],
+    [
+        ("navy", "blue"),
+        ("Charcoal", "gray"),
+        ("grey", "gray"),
+        ("burgundy", "red"),
+        ("Maroon", "red"),
+        ("ivory", "white"),
+        ("cream", "beige"),
+        ("khaki", "beige"),
+        ("camel", "brown"),
+        ("olive", "green"),
+        ("fuchsia", "pink"),
+        ("rose gold", "gold"),
+        ("multi-color", "multicolor"),
+        ("Navy Blue", "blue"),
+    ],
 )
 def test_color_shades_map_to_base_colors(word: str, color: str) -> None:
     assert vocabulary().canonical(Facet.COLOR, word) == color
@@ -54,9 +67,16 @@ def test_unknown_words_have_no_canonical_value() -> None:
 
 @pytest.mark.parametrize(
     ("word", "material"),
-    [("Lycra", "spandex"), ("elastane", "spandex"), ("PU leather", "faux leather"),
-     ("vegan leather", "faux leather"), ("925 sterling silver", "sterling silver"), ("merino wool", "wool"),
-     ("polyamide", "nylon"), ("aluminium", "aluminum")],
+    [
+        ("Lycra", "spandex"),
+        ("elastane", "spandex"),
+        ("PU leather", "faux leather"),
+        ("vegan leather", "faux leather"),
+        ("925 sterling silver", "sterling silver"),
+        ("merino wool", "wool"),
+        ("polyamide", "nylon"),
+        ("aluminium", "aluminum"),
+    ],
 )
 def test_material_synonyms(word: str, material: str) -> None:
     assert vocabulary().canonical(Facet.MATERIAL, word) == material
@@ -64,9 +84,21 @@ def test_material_synonyms(word: str, material: str) -> None:
 
 @pytest.mark.parametrize(
     ("word", "department"),
-    [("Womens", "women"), ("woman's", "women"), ("ladies", "women"), ("female", "women"), ("Mens", "men"),
-     ("gentleman", "men"), ("toddler", "baby"), ("infant", "baby"), ("Baby-girls", "baby"), ("unisex-adult", "unisex"),
-     ("Unisex-child", "kids"), ("girl's", "girls"), ("boys", "boys")],
+    [
+        ("Womens", "women"),
+        ("woman's", "women"),
+        ("ladies", "women"),
+        ("female", "women"),
+        ("Mens", "men"),
+        ("gentleman", "men"),
+        ("toddler", "baby"),
+        ("infant", "baby"),
+        ("Baby-girls", "baby"),
+        ("unisex-adult", "unisex"),
+        ("Unisex-child", "kids"),
+        ("girl's", "girls"),
+        ("boys", "boys"),
+    ],
 )
 def test_department_synonyms(word: str, department: str) -> None:
     assert canonical_department(word) == department
@@ -75,7 +107,9 @@ def test_department_synonyms(word: str, department: str) -> None:
 def test_other_tables_look_up() -> None:
     assert vocabulary().canonical(Facet.CLOSURE, "Velcro") == "hook and loop"
     assert vocabulary().canonical(Facet.CLOSURE, "Lace-Up") == "lace up"
-    assert vocabulary().canonical(Facet.CLOSURE, "tie") == "tie"  # a canonical name looks itself up even when not scanned for
+    assert (
+        vocabulary().canonical(Facet.CLOSURE, "tie") == "tie"
+    )  # a canonical name looks itself up even when not scanned for
     assert vocabulary().canonical(Facet.USE_CASE, "workout") == "gym"
     assert vocabulary().canonical(Facet.USE_CASE, "cold weather") == "winter"
     assert vocabulary().canonical(Facet.STYLE, "V-Neck") == "v-neck"
@@ -134,7 +168,10 @@ def test_mentions_match_whole_words_only() -> None:
         ("wom'en's wear", [(0, 8)]),  # an apostrophe inside a word is dropped
         ("women''s", [(0, 5)]),  # two apostrophes end the word
         ("'navy' blue", [(1, 11)]),  # an apostrophe at a word's edge is a gap
-        ("hook&loop, hook &loop, hook& loop", [(0, 9), (11, 21), (23, 33)]),  # '&' is a word of its own
+        (
+            "hook&loop, hook &loop, hook& loop",
+            [(0, 9), (11, 21), (23, 33)],
+        ),  # '&' is a word of its own
         ("navy & blue", [(0, 4), (7, 11)]),  # ... so it breaks a phrase
         ("3/4 sleeve", [(0, 10)]),
     ],
@@ -145,10 +182,15 @@ def test_phrases_match_whole_words_across_any_gap(text: str, spans: list[tuple[i
 
 def test_overlapping_phrases_take_the_leftmost_then_the_longest() -> None:
     # "navy blue" holds the colour "blue"; "blue jeans" would start inside it and is not read.
-    assert [(m.text, m.value) for m in find_mentions("navy blue jeans", ("color",))] == [("navy blue", "blue")]
+    assert [(m.text, m.value) for m in find_mentions("navy blue jeans", ("color",))] == [
+        ("navy blue", "blue")
+    ]
     assert [m.text for m in find_mentions("wide leg, wide")] == ["wide leg", "wide"]
     assert [m.text for m in find_mentions("sterling silver 925 sterling silver")] == [
-        "sterling silver", "sterling silver", "925 sterling silver", "925 sterling silver",
+        "sterling silver",
+        "sterling silver",
+        "925 sterling silver",
+        "925 sterling silver",
     ]
 
 
@@ -156,10 +198,18 @@ _TOKEN_PATTERN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[&/]")
 
 
 def _word_by_word_spans(text: str) -> list[tuple[int, int]]:
-    """The phrase spans a plain scan finds: the text's words, then the longest phrase at each word."""
+    """The phrase spans a plain scan finds: the text's words, then the longest phrase at each
+    word."""
     folded = vocabulary_module._fold(text)
-    words = [(m.start(), m.end(), m.group().replace("'", "")) for m in _TOKEN_PATTERN.finditer(folded)]
-    phrases = {normalize_phrase(t) for table in vocabulary().tables.values() for terms in table.values() for t in terms}
+    words = [
+        (m.start(), m.end(), m.group().replace("'", "")) for m in _TOKEN_PATTERN.finditer(folded)
+    ]
+    phrases = {
+        normalize_phrase(t)
+        for table in vocabulary().tables.values()
+        for terms in table.values()
+        for t in terms
+    }
     longest = max(len(phrase.split(" ")) for phrase in phrases)
     spans, first = [], 0
     while first < len(words):
@@ -175,14 +225,39 @@ def _word_by_word_spans(text: str) -> list[tuple[int, int]]:
 
 def test_the_phrase_automaton_finds_what_a_word_by_word_scan_finds() -> None:
     rng = random.Random(5)
-    terms = sorted({t for table in vocabulary().tables.values() for terms in table.values() for t in terms})
-    gaps = [" ", "  ", ", ", "-", " & ", "&", "/", " / ", "'", "’", "''", "_", "\u00a0", JOIN, ".", " (", ") "]
+    terms = sorted(
+        {t for table in vocabulary().tables.values() for terms in table.values() for t in terms}
+    )
+    gaps = [
+        " ",
+        "  ",
+        ", ",
+        "-",
+        " & ",
+        "&",
+        "/",
+        " / ",
+        "'",
+        "’",
+        "''",
+        "_",
+        "\u00a0",
+        JOIN,
+        ".",
+        " (",
+        ") ",
+    ]
     others = ["é", "İ", "ß", "x", "2", "tired", "ſ", "\u212a", "Σ", "pocket's"]
     for _ in range(3000):
-        pieces = [rng.choice(terms) if rng.random() < 0.7 else rng.choice(others) for _ in range(rng.randint(1, 8))]
+        pieces = [
+            rng.choice(terms) if rng.random() < 0.7 else rng.choice(others)
+            for _ in range(rng.randint(1, 8))
+        ]
         text = "".join(piece + rng.choice(gaps) for piece in pieces)
         folded = vocabulary_module._fold(text)
-        found = vocabulary_module._phrases(vocabulary_module._canonical(folded, joined=False), vocabulary().phrases)
+        found = vocabulary_module._phrases(
+            vocabulary_module._canonical(folded, joined=False), vocabulary().phrases
+        )
         assert [(start, end) for start, end, _ in found] == _word_by_word_spans(text), text
 
 
@@ -194,7 +269,10 @@ def test_phrase_in_two_tables_yields_both() -> None:
 
 def test_mentions_can_be_restricted() -> None:
     mentions = find_mentions("black cotton hoodie for hiking", ("material", "use_case"))
-    assert [(m.facet, m.value) for m in mentions] == [("material", "cotton"), ("use_case", "hiking")]
+    assert [(m.facet, m.value) for m in mentions] == [
+        ("material", "cotton"),
+        ("use_case", "hiking"),
+    ]
 
 
 def test_sizes_need_context() -> None:
@@ -218,10 +296,20 @@ def test_letter_size_range_and_departments() -> None:
 
 @pytest.mark.parametrize(
     ("text", "values", "unit"),
-    [("30 mm", (30.0,), "mm"), ("30mm", (30.0,), "mm"), ("5 inches", (5.0,), "inch"), ("2 ft", (2.0,), "ft"),
-     ("16 oz", (16.0,), "oz"), ("15 x 12 x 0.33 inches", (15.0, 12.0, 0.33), "inch"), ('18" chain', (18.0,), "inch"),
-     ("1 1/2 inch heel", (1.5,), "inch"), ("21x16x5mm", (21.0, 16.0, 5.0), "mm"), ("1,200 ml", (1200.0,), "ml"),
-     ("3/4 ct", (0.75,), "ct"), ("2.4 Pounds", (2.4,), "lb")],
+    [
+        ("30 mm", (30.0,), "mm"),
+        ("30mm", (30.0,), "mm"),
+        ("5 inches", (5.0,), "inch"),
+        ("2 ft", (2.0,), "ft"),
+        ("16 oz", (16.0,), "oz"),
+        ("15 x 12 x 0.33 inches", (15.0, 12.0, 0.33), "inch"),
+        ('18" chain', (18.0,), "inch"),
+        ("1 1/2 inch heel", (1.5,), "inch"),
+        ("21x16x5mm", (21.0, 16.0, 5.0), "mm"),
+        ("1,200 ml", (1200.0,), "ml"),
+        ("3/4 ct", (0.75,), "ct"),
+        ("2.4 Pounds", (2.4,), "lb"),
+    ],
 )
 def test_measures_with_units(text: str, values: tuple[float, ...], unit: str) -> None:
     (match,) = find_measures(text)
@@ -247,9 +335,29 @@ def test_bare_in_is_inches_where_the_phrase_ends() -> None:
 # Texts whose joined scan could go wrong at a text's edge: phrases, sizes and measures that
 # end or start there, a text holding the separator itself, empty texts, case-folding oddities.
 _EDGE_TEXTS = [
-    "Hook", "and loop closure", "size 9", "wide", "5 in", "blue", "", "32W x", "30L", "navy blue",
-    f"hook{JOIN}and loop", "Women's", "’s wide leg", "İstanbul navy", "ſize 9", "1 1/2 in.", "12 fl. oz",
-    "S-XL", "0.8\"x0.6\"", "in)", "sizes", "10", "mm thick",
+    "Hook",
+    "and loop closure",
+    "size 9",
+    "wide",
+    "5 in",
+    "blue",
+    "",
+    "32W x",
+    "30L",
+    "navy blue",
+    f"hook{JOIN}and loop",
+    "Women's",
+    "’s wide leg",
+    "İstanbul navy",
+    "ſize 9",
+    "1 1/2 in.",
+    "12 fl. oz",
+    "S-XL",
+    '0.8"x0.6"',
+    "in)",
+    "sizes",
+    "10",
+    "mm thick",
 ]
 
 
@@ -279,8 +387,24 @@ def test_a_number_read_from_its_first_character_on_is_the_same_number() -> None:
     # The measure pattern reads a number's first character before the rest (see _measure_pattern).
     first_then_rest = re.compile(rf"[\d.]{vocabulary_module._NUMBER_AFTER_FIRST}")
     number = re.compile(vocabulary_module._NUMBER)
-    for text in ["5", "12", ".5", "0.33", "1,200", "1,200.5", "12,34", "3/4", "1 1/2", "12 3/4x", "1.2.3", "٣٢", "..5"]:
-        assert [m.span() for m in first_then_rest.finditer(text)] == [m.span() for m in number.finditer(text)], text
+    for text in [
+        "5",
+        "12",
+        ".5",
+        "0.33",
+        "1,200",
+        "1,200.5",
+        "12,34",
+        "3/4",
+        "1 1/2",
+        "12 3/4x",
+        "1.2.3",
+        "٣٢",
+        "..5",
+    ]:
+        assert [m.span() for m in first_then_rest.finditer(text)] == [
+            m.span() for m in number.finditer(text)
+        ], text
 
 
 def test_normalize_phrase() -> None:

@@ -1,4 +1,5 @@
-"""The web API in-process (FastAPI TestClient) over the real Agent on a small hand-written catalog."""
+"""The web API in-process (FastAPI TestClient) over the real Agent on a small hand-written
+catalog."""
 
 from __future__ import annotations
 
@@ -17,7 +18,13 @@ from shopcopilot.bench.official import score_recommendations
 from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
 from shopcopilot.cli import main
 from shopcopilot.web.app import WebSettings, create_app
-from shopcopilot.web.store import ExpiredSession, SessionConflict, SessionStore, UnknownSession, UnknownTurn
+from shopcopilot.web.store import (
+    ExpiredSession,
+    SessionConflict,
+    SessionStore,
+    UnknownSession,
+    UnknownTurn,
+)
 
 STAGES = ["state", "retrieve", "rank", "dialogue", "respond"]
 ITEMS = [  # (kind, department, leaf, material)
@@ -52,7 +59,9 @@ CATALOG_SIZE = 24
 
 
 def write_catalog(path: Path) -> Path:
-    path.write_text("".join(json.dumps(product_record(n)) + "\n" for n in range(CATALOG_SIZE)), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(product_record(n)) + "\n" for n in range(CATALOG_SIZE)), encoding="utf-8"
+    )
     return path
 
 
@@ -97,14 +106,17 @@ def read_events(body: str) -> list[tuple[str, dict]]:
     events = []
     for block in body.replace("\r\n", "\n").split("\n\n"):
         lines = [line for line in block.split("\n") if line and not line.startswith(":")]
-        kind = next((line[len("event: "):] for line in lines if line.startswith("event: ")), "message")
-        data = "\n".join(line[len("data: "):] for line in lines if line.startswith("data: "))
+        kind = next(
+            (line[len("event: ") :] for line in lines if line.startswith("event: ")), "message"
+        )
+        data = "\n".join(line[len("data: ") :] for line in lines if line.startswith("data: "))
         if data:
             events.append((kind, json.loads(data)))
     return events
 
 
-# ---- the happy path ----------------------------------------------------------------------------------
+# ---- the happy path
+# ----------------------------------------------------------------------------------
 
 
 def test_health_names_the_served_catalog(client: TestClient, workdir: Path) -> None:
@@ -158,12 +170,17 @@ def test_recorded_turns_can_be_read_back(client: TestClient) -> None:
     assert client.get(f"/api/sessions/{session_id}/turns/2").json() == second
     summary = client.get(f"/api/sessions/{session_id}").json()
     assert summary["turns"] == 2 and summary["demo"] is None
-    assert [entry["user"] for entry in summary["state"]["history"]] == ["wool beanie", "in navy please"]
+    assert [entry["user"] for entry in summary["state"]["history"]] == [
+        "wool beanie",
+        "in navy please",
+    ]
 
 
 def test_the_stream_sends_each_stage_then_the_turn(client: TestClient) -> None:
     session_id = new_session(client)
-    response = client.post(f"/api/sessions/{session_id}/messages/stream", json={"message": "leather hiking boots"})
+    response = client.post(
+        f"/api/sessions/{session_id}/messages/stream", json={"message": "leather hiking boots"}
+    )
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/event-stream")
     events = read_events(response.text)
@@ -180,7 +197,8 @@ def test_a_known_product_comes_with_its_attributes(client: TestClient) -> None:
     assert body["attributes"], "derived attributes should be present"
 
 
-# ---- bad input: a 4xx with a reason, never a 500 ------------------------------------------------------
+# ---- bad input: a 4xx with a reason, never a 500
+# ------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -242,7 +260,8 @@ def test_a_message_of_exactly_2000_characters_is_accepted(client: TestClient) ->
 def test_bad_json_is_422(client: TestClient) -> None:
     session_id = new_session(client)
     response = client.post(
-        f"/api/sessions/{session_id}/messages", content=b'{"message": "unclosed',
+        f"/api/sessions/{session_id}/messages",
+        content=b'{"message": "unclosed',
         headers={"Content-Type": "application/json"},
     )
     assert response.status_code == 422 and "JSON" in response.text
@@ -255,7 +274,8 @@ def test_an_unknown_product_is_404(client: TestClient) -> None:
     assert response.status_code == 404 and "NOPE123" in response.json()["detail"]
 
 
-# ---- the store: restarts, workers, expiry, the cap ---------------------------------------------------------
+# ---- the store: restarts, workers, expiry, the cap
+# ---------------------------------------------------------
 
 
 def test_a_restart_loses_no_completed_turn(workdir: Path) -> None:
@@ -271,7 +291,9 @@ def test_a_restart_loses_no_completed_turn(workdir: Path) -> None:
         third = say(after, session_id, "in navy")
         assert third["turn"] == 3
         assert [entry["user"] for entry in third["state"]["history"]] == [
-            "a red cotton t-shirt", "under 40 dollars", "in navy",
+            "a red cotton t-shirt",
+            "under 40 dollars",
+            "in navy",
         ]
 
 
@@ -280,7 +302,9 @@ def test_two_workers_on_one_store_take_turns_on_one_session(workdir: Path) -> No
     with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
         session_id = new_session(first)
         messages = ["wool beanie", "in black", "for women", "under 50 dollars"]
-        for number, (worker, message) in enumerate(zip([first, second, first, second], messages, strict=True), start=1):
+        for number, (worker, message) in enumerate(
+            zip([first, second, first, second], messages, strict=True), start=1
+        ):
             turn = say(worker, session_id, message)
             assert turn["turn"] == number
             assert [entry["user"] for entry in turn["state"]["history"]] == messages[:number]
@@ -300,7 +324,9 @@ def test_the_session_idle_longest_is_evicted_at_the_cap(workdir: Path) -> None:
     settings = settings_for(workdir, "cap.sqlite3", max_sessions=2)
     with TestClient(create_app(settings)) as client:
         oldest, middle = new_session(client), new_session(client)
-        assert client.get(f"/api/sessions/{oldest}").status_code == 200  # now middle is idle longest
+        assert (
+            client.get(f"/api/sessions/{oldest}").status_code == 200
+        )  # now middle is idle longest
         newest = new_session(client)
         assert client.get(f"/api/sessions/{middle}").status_code == 404
         assert client.get(f"/api/sessions/{oldest}").status_code == 200
@@ -344,7 +370,8 @@ def test_store_settings_are_checked(tmp_path: Path) -> None:
         SessionStore(tmp_path / "x.sqlite3", max_sessions=0)
 
 
-# ---- demo mode ------------------------------------------------------------------------------------------
+# ---- demo mode
+# ------------------------------------------------------------------------------------------
 
 
 def demo_sessions(client: TestClient) -> list[dict]:
@@ -382,9 +409,15 @@ def test_a_demo_run_reproduces_the_benchmark_session(client: TestClient, workdir
     session = next(s for s in sessions if s.sample_id == sample["sample_id"])
     assert session.target_asin == demo["target_asin"]
     data = load_bench_data(workdir / "catalog.jsonl", [session])
-    reference = run_session(Agent(workdir / "catalog.jsonl"), session, data, RunSettings(turn_timeout=None))
+    reference = run_session(
+        Agent(workdir / "catalog.jsonl"), session, data, RunSettings(turn_timeout=None)
+    )
     assert [turn["user_message"] for turn in turns] == [t.customer_message for t in reference.turns]
-    expected_hit = {"turn": reference.first_hit_turn, "rank": reference.best_rank} if reference.first_hit_turn else None
+    expected_hit = (
+        {"turn": reference.first_hit_turn, "rank": reference.best_rank}
+        if reference.first_hit_turn
+        else None
+    )
     assert demo["hit"] == expected_hit
     if demo["hit"]:
         ranked = score_recommendations(turns[-1]["recommendations"], data.catalog_ids)
@@ -403,9 +436,13 @@ def test_a_demo_run_continues_after_a_restart(workdir: Path, client: TestClient)
     reference_run, reference_turns = play(client, sample_id)
     settings = settings_for(workdir, "demo-restart.sqlite3")
     with TestClient(create_app(settings)) as server:
-        session_id = server.post("/api/demo/runs", json={"sample_id": sample_id}).json()["session_id"]
+        session_id = server.post("/api/demo/runs", json={"sample_id": sample_id}).json()[
+            "session_id"
+        ]
     messages = []
-    for _ in reference_turns:  # a fresh server for every step: the customer is rebuilt from the store
+    for (
+        _
+    ) in reference_turns:  # a fresh server for every step: the customer is rebuilt from the store
         with TestClient(create_app(settings)) as server:
             messages.append(server.post(f"/api/demo/runs/{session_id}/step").json()["user_message"])
     assert messages == [turn["user_message"] for turn in reference_turns]
@@ -433,13 +470,22 @@ def test_a_demo_step_streams_stages_then_the_turn_with_the_run(client: TestClien
     assert turn["demo"]["turns"] == 1
 
 
-# ---- the command and its settings ------------------------------------------------------------------
+# ---- the command and its settings
+# ------------------------------------------------------------------
 
 
-def test_settings_survive_the_trip_through_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    settings = WebSettings(catalog_path=tmp_path / "c.jsonl", store_path=tmp_path / "s.sqlite3",
-                           idle_ttl_seconds=90.0, max_sessions=7, demo_sessions_path=tmp_path / "d.jsonl",
-                           demo_generated=5, demo_seed=3)
+def test_settings_survive_the_trip_through_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    settings = WebSettings(
+        catalog_path=tmp_path / "c.jsonl",
+        store_path=tmp_path / "s.sqlite3",
+        idle_ttl_seconds=90.0,
+        max_sessions=7,
+        demo_sessions_path=tmp_path / "d.jsonl",
+        demo_generated=5,
+        demo_seed=3,
+    )
     for key, value in settings.to_env().items():
         monkeypatch.setenv(key, value)
     assert WebSettings.from_env() == settings
@@ -447,10 +493,25 @@ def test_settings_survive_the_trip_through_the_environment(monkeypatch: pytest.M
 
 def test_serve_reports_a_bad_demo_session_file_by_line(workdir: Path, tmp_path: Path) -> None:
     sessions = tmp_path / "sessions.jsonl"
-    good = {"sample_id": "a", "scenario_type": "buying", "user_profile": {}, "ground_truth": {"parent_asin": "W001"}}
-    sessions.write_text(json.dumps(good) + "\n" + json.dumps({"sample_id": "b"}) + "\n", encoding="utf-8")
+    good = {
+        "sample_id": "a",
+        "scenario_type": "buying",
+        "user_profile": {},
+        "ground_truth": {"parent_asin": "W001"},
+    }
+    sessions.write_text(
+        json.dumps(good) + "\n" + json.dumps({"sample_id": "b"}) + "\n", encoding="utf-8"
+    )
     result = CliRunner().invoke(
-        main, ["serve", "--no-browser", "--catalog", str(workdir / "catalog.jsonl"), "--demo-sessions", str(sessions)]
+        main,
+        [
+            "serve",
+            "--no-browser",
+            "--catalog",
+            str(workdir / "catalog.jsonl"),
+            "--demo-sessions",
+            str(sessions),
+        ],
     )
     assert result.exit_code == 1
     assert f"{sessions}:2:" in result.output and "scenario_type" in result.output

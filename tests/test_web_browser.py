@@ -17,7 +17,10 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
-    pytest.skip("needs Debian's Chromium at /usr/bin/chromium (run `make browser-deps`)", allow_module_level=True)
+    pytest.skip(
+        "needs Debian's Chromium at /usr/bin/chromium (run `make browser-deps`)",
+        allow_module_level=True,
+    )
 
 import uvicorn  # noqa: E402 - only once the browser is known to be there
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
@@ -25,8 +28,13 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: 
 from shopcopilot.web.app import WebSettings, create_app  # noqa: E402
 
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 TIMEOUT_MS = 30_000
@@ -40,7 +48,9 @@ HOSTILE_PRODUCT = {
     "description": ["<img src=x onerror=\"window.__pwned = 'description'\">Packable sun hat"],
     "price": 19.5,
     "categories": ["Clothing, Shoes & Jewelry", "Women <i>Hats</i>", "Sun Hats"],
-    "details": {"<svg onload=\"window.__pwned = 'details'\">": "<script>window.__pwned = 'value'</script>"},
+    "details": {
+        "<svg onload=\"window.__pwned = 'details'\">": "<script>window.__pwned = 'value'</script>"
+    },
     "average_rating": 4.0,
     "rating_number": 3,
     "store": "<a href=\"javascript:window.__pwned = 'store'\">Shady Store</a>",
@@ -85,9 +95,15 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     catalog.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
-        app = create_app(WebSettings(catalog_path=catalog, store_path=root / "sessions.sqlite3", demo_generated=3))
+        app = create_app(
+            WebSettings(
+                catalog_path=catalog, store_path=root / "sessions.sqlite3", demo_generated=3
+            )
+        )
         port = free_port()
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        )
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         deadline = time.monotonic() + 60
@@ -143,12 +159,18 @@ def test_a_message_brings_cards_state_and_pipeline(page: Page) -> None:
     stages = page.locator("#pipeline .stage")
     expect(stages).to_have_count(5)
     assert page.locator("#pipeline .stage-name").all_inner_texts() == [
-        "state", "retrieve", "rank", "dialogue", "respond",
+        "state",
+        "retrieve",
+        "rank",
+        "dialogue",
+        "respond",
     ]
     assert "turn 1" in page.inner_text("#pipeline-title")
 
     send(page, "actually in navy", 2)
-    expect(page.locator("#state-constraints s")).to_contain_text("red")  # the replaced colour is struck through
+    expect(page.locator("#state-constraints s")).to_contain_text(
+        "red"
+    )  # the replaced colour is struck through
     expect(page.locator("#pipeline-title")).to_contain_text("turn 2")
     screenshot(page, "web-chat.png")
 
@@ -174,7 +196,10 @@ def test_hostile_catalog_text_renders_inert(page: Page) -> None:
     dialog = page.locator("#product-dialog")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("Shady Store")
-    assert page.locator("#product-dialog img, #product-dialog script, #product-dialog svg").count() == 0
+    assert (
+        page.locator("#product-dialog img, #product-dialog script, #product-dialog svg").count()
+        == 0
+    )
     page.wait_for_timeout(300)  # give any injected handler a chance to fire
     assert page.evaluate("window.__pwned") is None
     screenshot(page, "web-hostile-text.png")

@@ -15,8 +15,39 @@ from ..paths import resolve_catalog
 
 MAX_QUERY_TOKENS = 40
 STOPWORDS = frozenset(
-    "a an and are as at be but by for from i in is it me my of on or please some that the this "
-    "to want with would you looking".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "i",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "please",
+        "some",
+        "that",
+        "the",
+        "this",
+        "to",
+        "want",
+        "with",
+        "would",
+        "you",
+        "looking",
+    ]
 )
 MESSAGE = "Here are the closest matches I found."
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -46,7 +77,9 @@ class BaselineAgent:
     def respond(self, session_id: str, user_message: str, turn: int, top_k: int) -> dict[str, Any]:
         tokens = query_tokens(user_message)
         hits = (
-            self._index.search(" ".join(tokens), limit=top_k, weights=STARTER_WEIGHTS, backend="fts5")
+            self._index.search(
+                " ".join(tokens), limit=top_k, weights=STARTER_WEIGHTS, backend="fts5"
+            )
             if tokens
             else []
         )

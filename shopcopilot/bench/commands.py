@@ -62,7 +62,9 @@ def _parse_generate(value: str, param_hint: str) -> tuple[str, int]:
 def _generated_sessions(catalog_path: Path, kind: str, count: int, seed: int) -> list[Session]:
     from .sessions import generate_sessions  # local: the generator is only needed with --generate
 
-    return list(generate_sessions(catalog_path, kind, count, seed, exclude_targets=_public_targets()))
+    return list(
+        generate_sessions(catalog_path, kind, count, seed, exclude_targets=_public_targets())
+    )
 
 
 def _agent(spec: str | None) -> str:
@@ -81,7 +83,8 @@ def _check_out_dir(out_dir: Path) -> None:
 
 
 def _public_targets() -> frozenset[str]:
-    """Generated sets stay disjoint from the public sessions, so tuning on them never sees those targets."""
+    """Generated sets stay disjoint from the public sessions, so tuning on them never sees those
+    targets."""
     data_dir = shared_data_dir()
     public = data_dir / "public_set.jsonl" if data_dir else None
     if public is None or not public.is_file():
@@ -90,12 +93,27 @@ def _public_targets() -> frozenset[str]:
 
 
 _common_options = [
-    click.option("--agent", "agent_spec", default=None, metavar="MODULE:CLASS",
-                 help="Agent under test (default: shopcopilot.agent:Agent, else the baseline)."),
-    click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-                 help="Parallel worker processes, each with its own agent."),
-    click.option("--turn-timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TURN_TIMEOUT,
-                 show_default=True, help="Seconds a respond() may take before it counts as a failed turn."),
+    click.option(
+        "--agent",
+        "agent_spec",
+        default=None,
+        metavar="MODULE:CLASS",
+        help="Agent under test (default: shopcopilot.agent:Agent, else the baseline).",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Parallel worker processes, each with its own agent.",
+    ),
+    click.option(
+        "--turn-timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=DEFAULT_TURN_TIMEOUT,
+        show_default=True,
+        help="Seconds a respond() may take before it counts as a failed turn.",
+    ),
     click.option("--no-report", is_flag=True, help="Skip report.md and its plots."),
 ]
 
@@ -108,21 +126,60 @@ def _with_common_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.command("eval")
 @_with_common_options
-@click.option("--catalog", type=click.Path(path_type=Path), default=None,
-              help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).")
-@click.option("--sessions", "sessions_path", type=click.Path(path_type=Path), default=None,
-              help="Session file (JSONL, official layout).")
-@click.option("--generate", default=None, metavar="KIND:N",
-              help="Generate N sessions of KIND from the catalog instead (default iid:200 when no --sessions).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --generate and the natural customer.")
+@click.option(
+    "--catalog",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Catalog JSONL(.gz) (default: the synthetic 50k catalog).",
+)
+@click.option(
+    "--sessions",
+    "sessions_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Session file (JSONL, official layout).",
+)
+@click.option(
+    "--generate",
+    default=None,
+    metavar="KIND:N",
+    help="Generate N sessions of KIND from the catalog instead (default iid:200 when no --sessions).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed for --generate and the natural customer.",
+)
 @click.option("--protocol", type=click.Choice(PROTOCOLS), default="official", show_default=True)
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N sessions.")
-@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), default=Path("runs/eval"), show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=None, help="Run only the first N sessions."
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("runs/eval"),
+    show_default=True,
+)
 @_clear_errors
-def eval_command(agent_spec: str | None, workers: int, turn_timeout: float, no_report: bool, catalog: Path | None,
-                 sessions_path: Path | None, generate: str | None, seed: int, protocol: str, limit: int | None,
-                 out_dir: Path) -> None:
-    """Run benchmark sessions against an agent; write DIR/results.json, transcripts.jsonl, report.md."""
+def eval_command(
+    agent_spec: str | None,
+    workers: int,
+    turn_timeout: float,
+    no_report: bool,
+    catalog: Path | None,
+    sessions_path: Path | None,
+    generate: str | None,
+    seed: int,
+    protocol: str,
+    limit: int | None,
+    out_dir: Path,
+) -> None:
+    """Run benchmark sessions against an agent; write DIR/results.json, transcripts.jsonl,
+    report.md."""
     if sessions_path and generate:
         raise click.UsageError("give --sessions or --generate, not both")
     spec = generate or "iid:200"
@@ -169,14 +226,32 @@ def compare_command(before: Path, after: Path) -> None:
 
 @click.command("bench-real")
 @_with_common_options
-@click.option("--protocol", type=click.Choice([*PROTOCOLS, "both"]), default="both", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the natural customer.")
-@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), default=Path("runs/bench-real"),
-              show_default=True)
+@click.option(
+    "--protocol", type=click.Choice([*PROTOCOLS, "both"]), default="both", show_default=True
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Seed of the natural customer."
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("runs/bench-real"),
+    show_default=True,
+)
 @_clear_errors
-def bench_real_command(agent_spec: str | None, workers: int, turn_timeout: float, no_report: bool, protocol: str,
-                       seed: int, out_dir: Path) -> None:
-    """The 200 public sessions on the real records padded to 50,000 products; writes DIR/<protocol>/."""
+def bench_real_command(
+    agent_spec: str | None,
+    workers: int,
+    turn_timeout: float,
+    no_report: bool,
+    protocol: str,
+    seed: int,
+    out_dir: Path,
+) -> None:
+    """The 200 public sessions on the real records padded to 50,000 products; writes
+    DIR/<protocol>/."""
     from .real import prepare_real_benchmark
 
     agent = _agent(agent_spec)
@@ -202,11 +277,21 @@ def bench_real_command(agent_spec: str | None, workers: int, turn_timeout: float
 
 @click.command("sessions")
 @click.argument("spec", metavar="KIND:N")
-@click.option("--catalog", type=click.Path(path_type=Path), default=None,
-              help="Catalog JSONL(.gz) to draw targets from (default: the synthetic 50k catalog).")
+@click.option(
+    "--catalog",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Catalog JSONL(.gz) to draw targets from (default: the synthetic 50k catalog).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("-o", "--out", "out_path", type=click.Path(path_type=Path), required=True,
-              help="Session file to write (JSONL, public_set.jsonl layout).")
+@click.option(
+    "-o",
+    "--out",
+    "out_path",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Session file to write (JSONL, public_set.jsonl layout).",
+)
 @_clear_errors
 def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path) -> None:
     """Generate a session set (KIND is iid, long_tail or stress) and save it, to share or re-run."""
@@ -217,17 +302,38 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
 
 
 @click.command("eval-understanding")
-@click.option("--split", type=click.Choice(["dev", "test", "fresh", "all"]), default="dev", show_default=True,
-              help="Corpus split: tune on dev; test and fresh are for reporting only.")
-@click.option("--catalog", type=click.Path(path_type=Path), default=None,
-              help="Catalog JSONL(.gz) (default: the real records padded to 50,000 when the shared "
-                   "data is here, else the synthetic 50k catalog).")
-@click.option("--corpus", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Corpus folder (default: benchmarks/data/understanding).")
-@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), default=Path("runs/understanding"),
-              show_default=True)
+@click.option(
+    "--split",
+    type=click.Choice(["dev", "test", "fresh", "all"]),
+    default="dev",
+    show_default=True,
+    help="Corpus split: tune on dev; test and fresh are for reporting only.",
+)
+@click.option(
+    "--catalog",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Catalog JSONL(.gz) (default: the real records padded to 50,000 when the shared "
+    "data is here, else the synthetic 50k catalog).",
+)
+@click.option(
+    "--corpus",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Corpus folder (default: benchmarks/data/understanding).",
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("runs/understanding"),
+    show_default=True,
+)
 @_clear_errors
-def eval_understanding_command(split: str, catalog: Path | None, corpus: Path | None, out_dir: Path) -> None:
+def eval_understanding_command(
+    split: str, catalog: Path | None, corpus: Path | None, out_dir: Path
+) -> None:
     """Per-slot precision / recall / F1 and exact-state match of the copilot's understanding on
     the annotated corpus; writes DIR/understanding.json and DIR/misses.jsonl."""
     import json
@@ -240,7 +346,9 @@ def eval_understanding_command(split: str, catalog: Path | None, corpus: Path | 
         raise BenchError(f"the {split} split of the corpus is empty")
     agent = Agent(_understanding_catalog(catalog), warm_up=False)
     report = understanding.evaluate(agent, cases, understanding.node_resolver(agent))
-    summary = report.to_dict(sum(not c.exchange for c in cases), sum(c.exchange for c in cases), split)
+    summary = report.to_dict(
+        sum(not c.exchange for c in cases), sum(c.exchange for c in cases), split
+    )
     summary["command"] = _command_line()
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "understanding.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
@@ -260,6 +368,11 @@ def _understanding_catalog(catalog: Path | None) -> Path:
 
 def register(group: click.Group) -> None:
     """Add the benchmark commands to the top-level CLI."""
-    for command in (eval_command, compare_command, bench_real_command, sessions_command,
-                    eval_understanding_command):
+    for command in (
+        eval_command,
+        compare_command,
+        bench_real_command,
+        sessions_command,
+        eval_understanding_command,
+    ):
         group.add_command(command)

@@ -9,8 +9,13 @@ from rich.console import Console
 from rich.table import Table
 
 METRICS = ("hit_rate_at_10", "mrr", "mttc", "efficiency", "recommended_technical_score")
-_LABELS = {"hit_rate_at_10": "HitRate@10", "mrr": "MRR", "mttc": "MTTC", "efficiency": "Efficiency",
-           "recommended_technical_score": "TechScore"}
+_LABELS = {
+    "hit_rate_at_10": "HitRate@10",
+    "mrr": "MRR",
+    "mttc": "MTTC",
+    "efficiency": "Efficiency",
+    "recommended_technical_score": "TechScore",
+}
 
 
 @dataclass(slots=True)
@@ -21,13 +26,17 @@ class Comparison:
     lost: list[str] = field(default_factory=list)  # hit before, miss after
     only_before: list[str] = field(default_factory=list)
     only_after: list[str] = field(default_factory=list)
-    differences: list[str] = field(default_factory=list)  # run settings that differ, e.g. the protocol
+    differences: list[str] = field(
+        default_factory=list
+    )  # run settings that differ, e.g. the protocol
 
 
 def compare_results(before: dict[str, Any], after: dict[str, Any]) -> Comparison:
     comparison = Comparison()
     comparison.metrics["overall"] = {m: (before.get(m), after.get(m)) for m in METRICS}
-    scenarios = sorted(set(before.get("scenario_metrics", {})) | set(after.get("scenario_metrics", {})))
+    scenarios = sorted(
+        set(before.get("scenario_metrics", {})) | set(after.get("scenario_metrics", {}))
+    )
     for name in scenarios:
         old = before.get("scenario_metrics", {}).get(name, {})
         new = after.get("scenario_metrics", {}).get(name, {})
@@ -72,19 +81,29 @@ def _value(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def render_comparison(comparison: Comparison, console: Console, before_name: str, after_name: str) -> None:
+def render_comparison(
+    comparison: Comparison, console: Console, before_name: str, after_name: str
+) -> None:
     table = Table(title=f"before: {before_name}\nafter:  {after_name}\n(MTTC: lower is better)")
     for name in ("group", "metric", "before", "after", "delta"):
         table.add_column(name, justify="left" if name in ("group", "metric") else "right")
     for group, values in comparison.metrics.items():
         for position, (metric, (before, after)) in enumerate(values.items()):
-            table.add_row(group if position == 0 else "", _LABELS[metric], _value(before), _value(after),
-                          _delta(before, after), end_section=position == len(values) - 1)
+            table.add_row(
+                group if position == 0 else "",
+                _LABELS[metric],
+                _value(before),
+                _value(after),
+                _delta(before, after),
+                end_section=position == len(values) - 1,
+            )
     console.print(table)
     for difference in comparison.differences:
         console.print(f"note: the runs differ in {difference}")
     console.print(f"gained (miss -> hit): {len(comparison.gained)}  " + " ".join(comparison.gained))
     console.print(f"lost   (hit -> miss): {len(comparison.lost)}  " + " ".join(comparison.lost))
     if comparison.only_before or comparison.only_after:
-        console.print(f"sessions only in before: {len(comparison.only_before)}, only in after: "
-                      f"{len(comparison.only_after)} (the runs used different session sets)")
+        console.print(
+            f"sessions only in before: {len(comparison.only_before)}, only in after: "
+            f"{len(comparison.only_after)} (the runs used different session sets)"
+        )

@@ -64,7 +64,9 @@ def make_customer(
     if protocol == "official":
         from .official import OfficialCustomer
 
-        return OfficialCustomer.for_session(session, record if record is not None else product.to_record())
+        return OfficialCustomer.for_session(
+            session, record if record is not None else product.to_record()
+        )
     if protocol == "natural":
         from .natural import NaturalCustomer  # written separately; imported only when asked for
 

@@ -37,12 +37,15 @@ class EvalRequest:
 
 
 def run_eval(request: EvalRequest, console: Console | None = None) -> dict[str, Any]:
-    """Run, write DIR/results.json + transcripts.jsonl (+ report), print the table; return results."""
+    """Run, write DIR/results.json + transcripts.jsonl (+ report), print the table; return
+    results."""
     console = console or Console(stderr=True)
     data = load_bench_data(request.catalog_path, request.sessions)
     started = time.perf_counter()
     with _progress(console) as progress:
-        task = progress.add_task(f"{request.settings.protocol}", total=len(request.sessions), hits=0)
+        task = progress.add_task(
+            f"{request.settings.protocol}", total=len(request.sessions), hits=0
+        )
         hits = 0
 
         def advance(run: SessionRun) -> None:
@@ -50,7 +53,9 @@ def run_eval(request: EvalRequest, console: Console | None = None) -> dict[str, 
             hits += run.outcome.hit
             progress.update(task, advance=1, hits=hits)
 
-        runs = run_sessions(request.agent_spec, request.sessions, data, request.settings, request.workers, advance)
+        runs = run_sessions(
+            request.agent_spec, request.sessions, data, request.settings, request.workers, advance
+        )
     info = RunInfo(
         protocol=request.settings.protocol,
         agent=request.agent_spec,
@@ -117,6 +122,10 @@ def _metric_cells(metrics: dict[str, Any]) -> list[str]:
 def summary_line(results: dict[str, Any]) -> str:
     latency = results["latency"]
     p50 = latency["p50_ms"]
-    timing = "no calls" if p50 is None else f"respond p50 {p50:.1f} ms, p95 {latency['p95_ms']:.1f} ms, max {latency['max_ms']:.1f} ms"
+    timing = (
+        "no calls"
+        if p50 is None
+        else f"respond p50 {p50:.1f} ms, p95 {latency['p95_ms']:.1f} ms, max {latency['max_ms']:.1f} ms"
+    )
     tokens = results["reported_token_usage"]["total_tokens"]
     return f"{timing}; tokens {tokens}; errors {results['errors']}, timeouts {results['timeouts']}; {results['wall_seconds']:.1f} s"

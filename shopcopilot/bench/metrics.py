@@ -39,7 +39,11 @@ def efficiency(mttc: float) -> float:
 
 
 def technical_score(hit_rate: float, mrr: float, efficiency_value: float) -> float:
-    return WEIGHTS["hit_rate_at_10"] * hit_rate + WEIGHTS["mrr"] * mrr + WEIGHTS["efficiency"] * efficiency_value
+    return (
+        WEIGHTS["hit_rate_at_10"] * hit_rate
+        + WEIGHTS["mrr"] * mrr
+        + WEIGHTS["efficiency"] * efficiency_value
+    )
 
 
 def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
@@ -49,8 +53,14 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     HitRate/MRR/MTTC, so the numbers match its output digit for digit.
     """
     if not outcomes:
-        return {"sample_count": 0, "hit_rate_at_10": 0.0, "mrr": 0.0, "mttc": None,
-                "efficiency": 0.0, "recommended_technical_score": 0.0}
+        return {
+            "sample_count": 0,
+            "hit_rate_at_10": 0.0,
+            "mrr": 0.0,
+            "mttc": None,
+            "efficiency": 0.0,
+            "recommended_technical_score": 0.0,
+        }
     count = len(outcomes)
     hit_rate = round(sum(outcome.hit for outcome in outcomes) / count, DIGITS)
     # fsum, as statistics.fmean in the evaluator, so the last digit agrees.
@@ -68,7 +78,9 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     }
 
 
-def summarize_by(outcomes: Iterable[Outcome], key: Callable[[Outcome], str | None]) -> dict[str, dict[str, Any]]:
+def summarize_by(
+    outcomes: Iterable[Outcome], key: Callable[[Outcome], str | None]
+) -> dict[str, dict[str, Any]]:
     """One summary per group, groups sorted by name; outcomes whose key is None are left out."""
     groups: dict[str, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
@@ -81,10 +93,19 @@ def summarize_by(outcomes: Iterable[Outcome], key: Callable[[Outcome], str | Non
 def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float | int | None]:
     """Percentiles of respond() wall time in milliseconds."""
     if not latencies_ms:
-        return {"calls": 0, "mean_ms": None, "p50_ms": None, "p95_ms": None, "p99_ms": None, "max_ms": None}
+        return {
+            "calls": 0,
+            "mean_ms": None,
+            "p50_ms": None,
+            "p95_ms": None,
+            "p99_ms": None,
+            "max_ms": None,
+        }
     values = [float(v) for v in latencies_ms]
     # Linear interpolation between closest ranks ("inclusive"), as numpy.percentile does by default.
-    cuts = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else values * 99
+    cuts = (
+        statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else values * 99
+    )
     return {
         "calls": len(values),
         "mean_ms": round(statistics.fmean(values), 3),

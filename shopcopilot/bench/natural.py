@@ -30,7 +30,12 @@ from typing import Any
 
 from ..catalog.attributes import Attributes, derive
 from ..catalog.product import Product, RecordError, product_from_record
-from ..catalog.vocabulary import canonical_department, find_measures, find_mentions, normalize_phrase
+from ..catalog.vocabulary import (
+    canonical_department,
+    find_measures,
+    find_mentions,
+    normalize_phrase,
+)
 from .official import ALLOWED_ATTRIBUTES, override_turn_for
 from .sessions_io import Session
 
@@ -49,8 +54,19 @@ ANSWERS: Mapping[str, tuple[str, ...]] = {
     "use_case": ("use_case",),
 }
 # "other" gets exactly one fact, in this order of what a shopper says first.
-OTHER_ORDER = ("category", "department", "color", "material", "use_case", "style",
-               "budget", "size", "closure", "dimension", "brand")
+OTHER_ORDER = (
+    "category",
+    "department",
+    "color",
+    "material",
+    "use_case",
+    "style",
+    "budget",
+    "size",
+    "closure",
+    "dimension",
+    "brand",
+)
 # A buying opening names the category plus one of these.
 KEY_ATTRIBUTES = ("color", "material", "use_case", "style", "closure", "budget", "size")
 OVERRIDABLE = ("color", "material", "category")
@@ -70,7 +86,8 @@ class TemplateError(ValueError):
     """The natural templates file is malformed; the message names the file and the key."""
 
 
-# ---- records ---------------------------------------------------------------------------------------
+# ---- records
+# ---------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +111,9 @@ class Disclosure:
 class CustomerMessage:
     turn: int
     intent: str  # opening, answer, no_preference, not_sure, nothing_more, nudge, override
-    asked: str | None  # the ask_attribute this message replies to (None: opening, override, no question)
+    asked: (
+        str | None
+    )  # the ask_attribute this message replies to (None: opening, override, no question)
     text: str
     clean_text: str  # before typos, case and chat noise
     disclosures: tuple[Disclosure, ...]
@@ -136,29 +155,81 @@ class NoiseSettings:
         )
 
 
-# ---- the templates file ----------------------------------------------------------------------------
+# ---- the templates file
+# ----------------------------------------------------------------------------
 
 TEMPLATES_ENV = "SHOPCOPILOT_NATURAL_TEMPLATES"  # another phrasing file, e.g. a held-out one
 
 # Every key the customer reads; a file missing one fails at load time, naming it.
 _REQUIRED: Mapping[str, tuple[str, ...]] = {
-    "noise": ("typo_rate", "lowercase_rate", "drop_final_punctuation_rate", "chat_rate", "typo_min_word_length"),
-    "behaviour": ("reject_rate", "volunteer_rate", "say_shade_rate", "say_department_in_opening_rate",
-                  "rejection_scan_depth", "rejectable_styles"),
+    "noise": (
+        "typo_rate",
+        "lowercase_rate",
+        "drop_final_punctuation_rate",
+        "chat_rate",
+        "typo_min_word_length",
+    ),
+    "behaviour": (
+        "reject_rate",
+        "volunteer_rate",
+        "say_shade_rate",
+        "say_department_in_opening_rate",
+        "rejection_scan_depth",
+        "rejectable_styles",
+    ),
     "chat": ("prefixes", "suffixes"),
     "openings": ("buying", "browsing", "browsing_for", "intent_override", "category_only"),
-    "facts": ("color", "material", "material_mostly", "department", "department_for", "size_letter",
-              "size_number", "size_fit", "size_with_department", "budget_under", "budget_range", "budget_around",
-              "use_case", "brand", "closure", "style", "category", "dimension_noun_up_to", "dimension_noun_about",
-              "dimension_adjective_up_to", "dimension_adjective_about"),
+    "facts": (
+        "color",
+        "material",
+        "material_mostly",
+        "department",
+        "department_for",
+        "size_letter",
+        "size_number",
+        "size_fit",
+        "size_with_department",
+        "budget_under",
+        "budget_range",
+        "budget_around",
+        "use_case",
+        "brand",
+        "closure",
+        "style",
+        "category",
+        "dimension_noun_up_to",
+        "dimension_noun_about",
+        "dimension_adjective_up_to",
+        "dimension_adjective_about",
+    ),
     "replies": ("no_preference", "not_sure", "nothing_more", "not_quite", "not_quite_with_fact"),
     "rejections": ("color", "material", "closure", "style", "category"),
     "overrides": ("attribute", "category", "restate"),
-    "values": ("department_adjective", "department_for", "size_words", "size_fit", "color_words", "closure",
-               "use_case", "style", "units", "dimension_nouns", "dimension_adjectives"),
+    "values": (
+        "department_adjective",
+        "department_for",
+        "size_words",
+        "size_fit",
+        "color_words",
+        "closure",
+        "use_case",
+        "style",
+        "units",
+        "dimension_nouns",
+        "dimension_adjectives",
+    ),
     "wrong_values": ("color", "material", "department"),
-    "category": ("skip_segments", "aliases", "modifiers", "generic_nouns", "nouns", "groups",
-                 "qualifier_segments", "synonyms", "neighbours"),
+    "category": (
+        "skip_segments",
+        "aliases",
+        "modifiers",
+        "generic_nouns",
+        "nouns",
+        "groups",
+        "qualifier_segments",
+        "synonyms",
+        "neighbours",
+    ),
 }
 _TEMPLATE_LISTS = ("openings", "facts", "replies", "rejections", "overrides")
 
@@ -193,20 +264,29 @@ def load_templates(path: Path) -> dict[str, Any]:
             raise TemplateError(f"{path}: {section} lacks {', '.join(missing)}")
     for section in _TEMPLATE_LISTS:
         for key, variants in data[section].items():
-            if not isinstance(variants, list) or not variants or not all(isinstance(v, str) and v for v in variants):
+            if (
+                not isinstance(variants, list)
+                or not variants
+                or not all(isinstance(v, str) and v for v in variants)
+            ):
                 raise TemplateError(f"{path}: {section}.{key} must be a non-empty list of strings")
     return data
 
 
-# ---- category wording ------------------------------------------------------------------------------
+# ---- category wording
+# ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class CategoryVocabulary:
     """How shoppers name catalog categories (the "category" section of the templates file)."""
 
-    skip: frozenset[str]  # path segments that name no kind of product ("Clothing", "Novelty & More")
-    aliases: Mapping[str, str]  # segment -> what a shopper calls it ("Loafers & Slip-Ons" -> "loafers")
+    skip: frozenset[
+        str
+    ]  # path segments that name no kind of product ("Clothing", "Novelty & More")
+    aliases: Mapping[
+        str, str
+    ]  # segment -> what a shopper calls it ("Loafers & Slip-Ons" -> "loafers")
     modifiers: frozenset[str]  # segments that qualify a noun above them ("Hoop" -> "hoop earrings")
     generic: frozenset[str]  # bare nouns that need their parent ("Sets" under "Bikinis")
     nouns: frozenset[str]  # product nouns, plural
@@ -248,7 +328,8 @@ class CategoryWords:
 
 
 def describe_category(attrs: Attributes, title: str) -> CategoryWords | None:
-    """The category in a shopper's words, from the category path (else a product noun in the title)."""
+    """The category in a shopper's words, from the category path (else a product noun in the
+    title)."""
     vocab = category_vocabulary()
     path = [s for s in attrs.category_path if s.strip()]
     usable = [s for s in path if _usable_segment(s, vocab)]
@@ -276,14 +357,17 @@ def _usable_segment(segment: str, vocab: CategoryVocabulary) -> bool:
 
 
 def _noun_phrase(segment: str, vocab: CategoryVocabulary) -> str | None:
-    """The product noun a segment names ("Tops, Tees & Blouses" -> "tops"), or None for a modifier."""
+    """The product noun a segment names ("Tops, Tees & Blouses" -> "tops"), or None for a
+    modifier."""
     lowered = segment.strip().lower()
     if lowered in vocab.modifiers:
         return None
     name = vocab.aliases.get(lowered) or _without_department_words(lowered)
     for part in re.split(r",|&|:| and ", name):
         words = _WORD.findall(part)
-        last_noun = max((i for i, w in enumerate(words) if _plural_noun(w, vocab.nouns)), default=None)
+        last_noun = max(
+            (i for i, w in enumerate(words) if _plural_noun(w, vocab.nouns)), default=None
+        )
         if last_noun is not None:
             words[last_noun] = _plural_noun(words[last_noun], vocab.nouns) or words[last_noun]
             return " ".join(words[: last_noun + 1])
@@ -302,9 +386,14 @@ def _without_department_words(text: str) -> str:
 
 
 def _qualified(noun: str, leaf: str, path: list[str], vocab: CategoryVocabulary) -> str:
-    """A bare leaf noun made specific: "sets" under "Bikinis" -> "bikini sets"; sport segments prefix it."""
+    """A bare leaf noun made specific: "sets" under "Bikinis" -> "bikini sets"; sport segments
+    prefix it."""
     position = path.index(leaf)
-    if leaf.lower() in vocab.generic and position > 0 and canonical_department(path[position - 1]) is None:
+    if (
+        leaf.lower() in vocab.generic
+        and position > 0
+        and canonical_department(path[position - 1]) is None
+    ):
         parent = vocab.aliases.get(path[position - 1].lower(), path[position - 1].lower())
         parent_word = re.split(r",|&", parent)[0].strip()
         if parent_word not in ("clothing", ""):
@@ -318,7 +407,13 @@ def _qualified(noun: str, leaf: str, path: list[str], vocab: CategoryVocabulary)
 
 def _singular(phrase: str) -> str:
     head, _, last = phrase.rpartition(" ")
-    for ending, replacement in (("ies", "y"), ("sses", "ss"), ("shes", "sh"), ("ches", "ch"), ("s", "")):
+    for ending, replacement in (
+        ("ies", "y"),
+        ("sses", "ss"),
+        ("shes", "sh"),
+        ("ches", "ch"),
+        ("s", ""),
+    ):
         if last.endswith(ending) and len(last) > len(ending) + 1:
             last = last[: -len(ending)] + replacement
             break
@@ -334,7 +429,8 @@ def _occurs(noun: str, text: str) -> bool:
 
 
 def _group(path: list[str], vocab: CategoryVocabulary) -> tuple[str, str] | None:
-    """(segment, vague name) of the department-level group: "Shoes" -> "shoes", "Clothing" -> "clothes"."""
+    """(segment, vague name) of the department-level group: "Shoes" -> "shoes", "Clothing" ->
+    "clothes"."""
     for segment in path:
         if segment.lower() in vocab.groups:
             return segment, vocab.groups[segment.lower()]
@@ -351,11 +447,13 @@ def _title_category(title: str, vocab: CategoryVocabulary) -> CategoryWords | No
     return None
 
 
-# ---- facts: what is true of the target -------------------------------------------------------------
+# ---- facts: what is true of the target
+# -------------------------------------------------------------
 
 
-def build_facts(product: Product, attrs: Attributes, category: CategoryWords | None,
-                rng: random.Random) -> dict[str, list[Fact]]:
+def build_facts(
+    product: Product, attrs: Attributes, category: CategoryWords | None, rng: random.Random
+) -> dict[str, list[Fact]]:
     """Every statement the customer may make, grouped by attribute, most telling first."""
     facts: dict[str, list[Fact]] = {
         "category": [Fact("category", category.specific_value)] if category else [],
@@ -366,8 +464,12 @@ def build_facts(product: Product, attrs: Attributes, category: CategoryWords | N
         "budget": [_budget_fact(attrs.price, rng)] if attrs.price and attrs.price > 0 else [],
         "use_case": [Fact("use_case", u) for u in attrs.use_cases],
         "style": [Fact("style", s) for s in attrs.styles],
-        "closure": [Fact("closure", attrs.closure)] if attrs.closure and attrs.closure != "no closure" else [],
-        "brand": [Fact("brand", attrs.brand)] if attrs.brand and len(attrs.brand) <= MAX_BRAND_CHARS else [],
+        "closure": [Fact("closure", attrs.closure)]
+        if attrs.closure and attrs.closure != "no closure"
+        else [],
+        "brand": [Fact("brand", attrs.brand)]
+        if attrs.brand and len(attrs.brand) <= MAX_BRAND_CHARS
+        else [],
         "dimension": _dimension_facts(product, rng),
     }
     return {name: items[: MAX_FACTS.get(name, 1)] for name, items in facts.items()}
@@ -379,8 +481,13 @@ def _color_facts(product: Product, attrs: Attributes) -> list[Fact]:
     base = attrs.colors[0]
     # A shade ("navy") may be said only when the product's own words use it.
     own_words = " ".join([product.title, product.details.get("Color", ""), *product.features])
-    shades = sorted({normalize_phrase(m.text) for m in find_mentions(own_words, ("color",))
-                     if m.value == base and normalize_phrase(m.text) != base})
+    shades = sorted(
+        {
+            normalize_phrase(m.text)
+            for m in find_mentions(own_words, ("color",))
+            if m.value == base and normalize_phrase(m.text) != base
+        }
+    )
     return [Fact("color", base, words={"shade": shades[0]} if shades else {})]
 
 
@@ -429,7 +536,11 @@ def _dimension_facts(product: Product, rng: random.Random) -> list[Fact]:
     for feature in product.features:
         for match in find_measures(feature):
             measure = match.measure
-            if len(measure.values) != 1 or measure.unit not in LENGTH_UNITS or measure.values[0] <= 0:
+            if (
+                len(measure.values) != 1
+                or measure.unit not in LENGTH_UNITS
+                or measure.values[0] <= 0
+            ):
                 continue
             noun = _nearby_noun(feature, match.start, match.end, nouns)
             if noun:
@@ -447,21 +558,35 @@ def _nearby_noun(text: str, start: int, end: int, nouns: Mapping[str, str]) -> s
 
 
 def _measure_fact(value: float, unit: str, noun: str, rng: random.Random) -> Fact:
-    """The measure as "<number> <unit>" (what derive() reads too), said as a limit or an approximation."""
+    """The measure as "<number> <unit>" (what derive() reads too), said as a limit or an
+    approximation."""
     text = f"{_number(value)} {unit}"
     if rng.random() < 0.5:
         bound = math.ceil(value) if value >= 1 else math.ceil(value * 4) / 4
-        return Fact("dimension", text, "up_to", 0.0, float(bound),
-                    {"number": _number(bound), "unit": unit, "noun": noun})
-    return Fact("dimension", text, "about", value * 0.9, value * 1.1,
-                {"number": _number(round(value, 1)), "unit": unit, "noun": noun})
+        return Fact(
+            "dimension",
+            text,
+            "up_to",
+            0.0,
+            float(bound),
+            {"number": _number(bound), "unit": unit, "noun": noun},
+        )
+    return Fact(
+        "dimension",
+        text,
+        "about",
+        value * 0.9,
+        value * 1.1,
+        {"number": _number(round(value, 1)), "unit": unit, "noun": noun},
+    )
 
 
 def _number(value: float) -> str:
     return f"{value:g}"
 
 
-# ---- the customer ----------------------------------------------------------------------------------
+# ---- the customer
+# ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,9 +631,13 @@ class NaturalCustomer:
         self.boundary_used = False
         self.override_sent = False
         self.transcript: list[CustomerMessage] = []
-        self._own_text = _own_text(product)  # lower-cased: a wrong or rejected noun must not occur in it
+        self._own_text = _own_text(
+            product
+        )  # lower-cased: a wrong or rejected noun must not occur in it
         self._target_mentions = _mentioned_values(self._own_text, self.attrs)
-        self._override = self._plan_override() if session.scenario_type == "intent_override" else None
+        self._override = (
+            self._plan_override() if session.scenario_type == "intent_override" else None
+        )
 
     def transcript_records(self) -> list[dict[str, Any]]:
         """The transcript as JSON-ready dicts (message, intent, what it disclosed), for reports."""
@@ -537,9 +666,14 @@ class NaturalCustomer:
         if ask is None:
             return self._emit(next_turn, *self._nudge(response))
         intent, text, disclosures = self._answer(ask)
-        rejection = self._rejection(response) if self.rng.random() < self.behaviour["reject_rate"] else None
+        rejection = (
+            self._rejection(response) if self.rng.random() < self.behaviour["reject_rate"] else None
+        )
         if rejection:
-            text, disclosures = f"{_sentence(text)} {_sentence(rejection[0])}", (*disclosures, rejection[1])
+            text, disclosures = (
+                f"{_sentence(text)} {_sentence(rejection[0])}",
+                (*disclosures, rejection[1]),
+            )
         return self._emit(next_turn, intent, text, disclosures, ask)
 
     def override_turn(self) -> int | None:
@@ -553,10 +687,14 @@ class NaturalCustomer:
         self.override_sent = True
         if override is None:  # nothing plausible to correct: restate one true fact instead
             _, text, disclosures = self._answer_other()
-            return self._emit(turn, "override", self._pick("overrides", "restate", fact=text), disclosures)
+            return self._emit(
+                turn, "override", self._pick("overrides", "restate", fact=text), disclosures
+            )
         self.told.add(override.true)
         kind = "category" if override.attribute == "category" else "attribute"
-        text = self._pick("overrides", kind, old=override.said, new=self._value_words(override.true))
+        text = self._pick(
+            "overrides", kind, old=override.said, new=self._value_words(override.true)
+        )
         wrong = override.wrong
         retract = Disclosure(wrong.attribute, wrong.value, "retract", wrong.low, wrong.high)
         return self._emit(turn, "override", text, (retract, override.true.disclosure()))
@@ -571,7 +709,13 @@ class NaturalCustomer:
         fact = self.rng.choice(key)
         self.told.add(fact)
         clause = self._clause(fact)
-        text = self._pick("openings", "buying", category=category_text, fact=clause, fact_sentence=_sentence(clause))
+        text = self._pick(
+            "openings",
+            "buying",
+            category=category_text,
+            fact=clause,
+            fact_sentence=_sentence(clause),
+        )
         return text, (*disclosures, fact.disclosure())
 
     def _browsing_opening(self) -> tuple[str, tuple[Disclosure, ...]]:
@@ -582,7 +726,9 @@ class NaturalCustomer:
         if department and self.rng.random() < 0.5:
             self.told.add(department)
             recipient = self.rng.choice(self.text["values"]["department_for"][department.value])
-            text = self._pick("openings", "browsing_for", coarse=self.category.coarse, recipient=recipient)
+            text = self._pick(
+                "openings", "browsing_for", coarse=self.category.coarse, recipient=recipient
+            )
             return text, (coarse, department.disclosure())
         return self._pick("openings", "browsing", coarse=self.category.coarse), (coarse,)
 
@@ -597,11 +743,19 @@ class NaturalCustomer:
             return text, (*told, override.wrong)
         if override.attribute == "department":
             category_text, disclosures = self._category_phrase(department=override.said + " ")
-            return self._pick("openings", "category_only", category=category_text), (*disclosures, override.wrong)
+            return self._pick("openings", "category_only", category=category_text), (
+                *disclosures,
+                override.wrong,
+            )
         category_text, disclosures = self._category_phrase()
         clause = self._wrong_clause(override)
-        text = self._pick("openings", "intent_override", category=category_text, fact=clause,
-                          fact_sentence=_sentence(clause))
+        text = self._pick(
+            "openings",
+            "intent_override",
+            category=category_text,
+            fact=clause,
+            fact_sentence=_sentence(clause),
+        )
         return text, (*disclosures, override.wrong)
 
     def _plan_override(self) -> Override | None:
@@ -621,9 +775,13 @@ class NaturalCustomer:
             return self._wrong_category(true)
         if attribute == "budget":
             assert true.high is not None and self.attrs.price is not None
-            mid = math.ceil(self.attrs.price * 2 / 5) * 5  # twice the price: "around" it can never hold
+            mid = (
+                math.ceil(self.attrs.price * 2 / 5) * 5
+            )  # twice the price: "around" it can never hold
             said = f"around ${mid}"
-            return Override("budget", said, Disclosure("budget", said, "wrong", mid * 0.8, mid * 1.2), true)
+            return Override(
+                "budget", said, Disclosure("budget", said, "wrong", mid * 0.8, mid * 1.2), true
+            )
         table = self.text["wrong_values"][attribute]
         fallback = table.get("_fallback", [])
         for value in [*table.get(true.value, []), *self.rng.sample(fallback, len(fallback))]:
@@ -657,7 +815,9 @@ class NaturalCustomer:
         names = ANSWERS[ask]
         pending = self._override if self._override and not self.override_sent else None
         fresh = [f for name in names for f in self._untold(name)]
-        if pending and (pending.attribute == names[0] or (not fresh and pending.attribute in names)):
+        if pending and (
+            pending.attribute == names[0] or (not fresh and pending.attribute in names)
+        ):
             # Before the switch the shopper still believes the wrong value.
             return "answer", self._wrong_clause(pending), (pending.wrong,)
         if not fresh:
@@ -666,18 +826,29 @@ class NaturalCustomer:
             return intent, self._pick("replies", intent, attribute=_spoken(ask)), ()
         fact = fresh[0]
         self.told.add(fact)
-        if fact.attribute == "size" and (department := self._untold_first("department")) \
-                and self.rng.random() < 0.5:
+        if (
+            fact.attribute == "size"
+            and (department := self._untold_first("department"))
+            and self.rng.random() < 0.5
+        ):
             self.told.add(department)
-            text = self._pick("facts", "size_with_department", department=self._value_words(department),
-                              size=self._size_words(fact))
+            text = self._pick(
+                "facts",
+                "size_with_department",
+                department=self._value_words(department),
+                size=self._size_words(fact),
+            )
             return "answer", text, (department.disclosure(), fact.disclosure())
         return "answer", self._clause(fact), (fact.disclosure(),)
 
     def _answer_other(self) -> tuple[str, str, tuple[Disclosure, ...]]:
         fresh = [f for name in OTHER_ORDER for f in self._untold(name)]
         if not fresh:
-            return "nothing_more", self._pick("replies", "nothing_more", attribute=_spoken("other")), ()
+            return (
+                "nothing_more",
+                self._pick("replies", "nothing_more", attribute=_spoken("other")),
+                (),
+            )
         fact = self.rng.choice(fresh[:3])  # one fact only; a little variety in which
         self.told.add(fact)
         return "answer", self._clause(fact), (fact.disclosure(),)
@@ -691,7 +862,9 @@ class NaturalCustomer:
         if fresh and self.rng.random() < self.behaviour["volunteer_rate"]:
             fact = fresh[0]
             self.told.add(fact)
-            text = self._pick("replies", "not_quite_with_fact", fact_sentence=_sentence(self._clause(fact)))
+            text = self._pick(
+                "replies", "not_quite_with_fact", fact_sentence=_sentence(self._clause(fact))
+            )
             return "nudge", text, (fact.disclosure(),)
         return "nudge", self._pick("replies", "not_quite"), ()
 
@@ -702,7 +875,9 @@ class NaturalCustomer:
             return None
         attribute, value, said = self.rng.choice(candidates)
         self.rejected.add((attribute, value, said))
-        return self._pick("rejections", attribute, value=said), Disclosure(attribute, value, "reject")
+        return self._pick("rejections", attribute, value=said), Disclosure(
+            attribute, value, "reject"
+        )
 
     def _shown_values(self, response: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         recommendations = response.get("recommendations")
@@ -733,9 +908,17 @@ class NaturalCustomer:
         attrs = derive(shown)
         found = [("color", c, c) for c in attrs.colors[:2]]
         found += [("material", m, m) for m in attrs.material_names[:2]]
-        found += [("closure", attrs.closure, attrs.closure)] if attrs.closure and attrs.closure != "no closure" else []
+        found += (
+            [("closure", attrs.closure, attrs.closure)]
+            if attrs.closure and attrs.closure != "no closure"
+            else []
+        )
         rejectable_styles = self.text["behaviour"]["rejectable_styles"]
-        found += [("style", s, self._value_words(Fact("style", s))) for s in attrs.styles if s in rejectable_styles][:2]
+        found += [
+            ("style", s, self._value_words(Fact("style", s)))
+            for s in attrs.styles
+            if s in rejectable_styles
+        ][:2]
         values = [(a, v, said) for a, v, said in found if (a, v) not in self._target_mentions]
         category = describe_category(attrs, shown.title)
         if category and self.category and category.head != self.category.head:
@@ -746,7 +929,8 @@ class NaturalCustomer:
     # -- wording --
 
     def _category_phrase(self, department: str | None = None) -> tuple[str, tuple[Disclosure, ...]]:
-        """The specific category as said in an opening, maybe with the department ("women's hoop earrings").
+        """The specific category as said in an opening, maybe with the department ("women's hoop
+        earrings").
 
         `department` replaces the target's own department words (the wrong one of an override).
         """
@@ -758,12 +942,18 @@ class NaturalCustomer:
         if department is None:
             department = self._department_words()
             told = (self._fact("department").disclosure(),) if department else ()
-        return f"{department}{self._category_synonym(self.category.specific)}", (*told, fact.disclosure())
+        return f"{department}{self._category_synonym(self.category.specific)}", (
+            *told,
+            fact.disclosure(),
+        )
 
     def _department_words(self) -> str:
         """An adjective ("women's ") for the opening, or "" (and the department stays untold)."""
         department = self._fact("department")
-        if department is None or self.rng.random() >= self.behaviour["say_department_in_opening_rate"]:
+        if (
+            department is None
+            or self.rng.random() >= self.behaviour["say_department_in_opening_rate"]
+        ):
             return ""
         self.told.add(department)
         return self._adjective(department.value) + " "
@@ -797,8 +987,13 @@ class NaturalCustomer:
     def _clause(self, fact: Fact) -> str:
         """A short clause stating one fact ("something in navy", "under 40 bucks")."""
         if fact.attribute == "budget":
-            return self._pick("facts", f"budget_{fact.form}", low=_number(fact.low or 0),
-                              high=_number(fact.high or 0), mid=fact.words.get("mid", ""))
+            return self._pick(
+                "facts",
+                f"budget_{fact.form}",
+                low=_number(fact.low or 0),
+                high=_number(fact.high or 0),
+                mid=fact.words.get("mid", ""),
+            )
         if fact.attribute == "dimension":
             return self._dimension_clause(fact)
         if fact.attribute == "size":
@@ -812,9 +1007,13 @@ class NaturalCustomer:
     def _size_clause(self, fact: Fact) -> str:
         values = self.text["values"]
         if fact.value in values["size_words"]:
-            return self._pick("facts", "size_letter", value=self.rng.choice(values["size_words"][fact.value]))
+            return self._pick(
+                "facts", "size_letter", value=self.rng.choice(values["size_words"][fact.value])
+            )
         if fact.value in values["size_fit"]:
-            return self._pick("facts", "size_fit", value=self.rng.choice(values["size_fit"][fact.value]))
+            return self._pick(
+                "facts", "size_fit", value=self.rng.choice(values["size_fit"][fact.value])
+            )
         return self._pick("facts", "size_number", value=fact.value)
 
     def _size_words(self, fact: Fact) -> str:
@@ -832,8 +1031,14 @@ class NaturalCustomer:
             unit = unit.removesuffix("es") if unit.endswith("ches") else unit.removesuffix("s")
         adjective = self.text["values"]["dimension_nouns"][noun]
         kind = "adjective" if adjective in self.text["values"]["dimension_adjectives"] else "noun"
-        return self._pick("facts", f"dimension_{kind}_{fact.form}", number=fact.words["number"], unit=unit,
-                          noun=noun, adjective=adjective)
+        return self._pick(
+            "facts",
+            f"dimension_{kind}_{fact.form}",
+            number=fact.words["number"],
+            unit=unit,
+            noun=noun,
+            adjective=adjective,
+        )
 
     def _pick(self, section: str, key: str, **slots: str) -> str:
         return self.rng.choice(self.text[section][key]).format(**slots)
@@ -855,19 +1060,30 @@ class NaturalCustomer:
 
     # -- output --
 
-    def _emit(self, turn: int, intent: str, text: str, disclosures: tuple[Disclosure, ...],
-              asked: str | None = None) -> str:
+    def _emit(
+        self,
+        turn: int,
+        intent: str,
+        text: str,
+        disclosures: tuple[Disclosure, ...],
+        asked: str | None = None,
+    ) -> str:
         clean = _sentence(text)
         if self._leaks(clean):
             # Never hand the agent the target's id or exact title, whatever the wording produced.
             clean, disclosures, intent = _sentence(self._pick("replies", "not_quite")), (), "nudge"
         noisy, noise = self._add_noise(clean)
-        self.transcript.append(CustomerMessage(turn, intent, asked, noisy, clean, tuple(disclosures), noise))
+        self.transcript.append(
+            CustomerMessage(turn, intent, asked, noisy, clean, tuple(disclosures), noise)
+        )
         return noisy
 
     def _leaks(self, text: str) -> bool:
         lowered = text.lower()
-        return self.product.parent_asin.lower() in lowered or self.product.title.strip().lower() in lowered
+        return (
+            self.product.parent_asin.lower() in lowered
+            or self.product.title.strip().lower() in lowered
+        )
 
     def _add_noise(self, text: str) -> tuple[str, tuple[str, ...]]:
         applied: list[str] = []
@@ -893,7 +1109,8 @@ class NaturalCustomer:
         return text, tuple(applied)
 
 
-# ---- small text helpers ----------------------------------------------------------------------------
+# ---- small text helpers
+# ----------------------------------------------------------------------------
 
 
 def _sentence(text: str) -> str:
@@ -933,13 +1150,19 @@ def _typo(text: str, rng: random.Random, min_length: int) -> tuple[str, bool]:
 
 
 def _own_text(product: Product) -> str:
-    parts = [product.title, *product.features, *product.description, *product.categories,
-             *(f"{k} {v}" for k, v in product.details.items())]
+    parts = [
+        product.title,
+        *product.features,
+        *product.description,
+        *product.categories,
+        *(f"{k} {v}" for k, v in product.details.items()),
+    ]
     return " . ".join(parts).lower()
 
 
 def _mentioned_values(own_text: str, attrs: Attributes) -> set[tuple[str, str]]:
-    """Every (attribute, canonical value) the product's text mentions anywhere, or its attributes hold."""
+    """Every (attribute, canonical value) the product's text mentions anywhere, or its attributes
+    hold."""
     found: set[tuple[str, str]] = {(m.facet, m.value) for m in find_mentions(own_text)}
     found.update(("color", c) for c in attrs.colors)
     found.update(("material", m) for m in attrs.material_names)

@@ -19,10 +19,44 @@ MAX_TURNS = 10
 TOP_K = 10
 CONSTRAINT_LIMIT = 180
 ALLOWED_ATTRIBUTES = frozenset(
-    {"category", "material", "color", "size", "style", "brand", "budget", "feature", "use_case", "other"}
+    {
+        "category",
+        "material",
+        "color",
+        "size",
+        "style",
+        "brand",
+        "budget",
+        "feature",
+        "use_case",
+        "other",
+    }
 )
-MATERIAL_WORDS = ("cotton", "polyester", "nylon", "leather", "wool", "spandex", "silk", "rayon", "fabric")
-COLOR_WORDS = ("black", "white", "blue", "red", "pink", "green", "brown", "gray", "grey", "purple", "yellow", "orange")
+MATERIAL_WORDS = (
+    "cotton",
+    "polyester",
+    "nylon",
+    "leather",
+    "wool",
+    "spandex",
+    "silk",
+    "rayon",
+    "fabric",
+)
+COLOR_WORDS = (
+    "black",
+    "white",
+    "blue",
+    "red",
+    "pink",
+    "green",
+    "brown",
+    "gray",
+    "grey",
+    "purple",
+    "yellow",
+    "orange",
+)
 OVERRIDE_TURNS = (3, 4)
 
 # Searchable text is built from these fields, in this order.
@@ -96,7 +130,8 @@ def searchable_text(record: Mapping[str, Any]) -> str:
 
 
 def _as_constraints(value: Any) -> list[str]:
-    """Features or details as constraint strings; empty items and empty detail values are skipped."""
+    """Features or details as constraint strings; empty items and empty detail values are
+    skipped."""
     if isinstance(value, dict):
         return [f"{key}: {item}" for key, item in value.items() if item not in (None, "", [])]
     if isinstance(value, list):
@@ -144,8 +179,14 @@ def override_turn_for(sample_id: str, scenario_type: str) -> int:
 def derive_behavior(sample_id: str, scenario_type: str, card: IntentCard) -> dict[str, Any]:
     behavior: dict[str, Any] = {"scenario_type": scenario_type}
     if scenario_type == "intent_override":
-        old_value = card.soft_preferences[-1] if card.soft_preferences else "I prefer a different style."
-        new_value = card.hard_constraints[0] if card.hard_constraints else "Please prioritize the target requirements."
+        old_value = (
+            card.soft_preferences[-1] if card.soft_preferences else "I prefer a different style."
+        )
+        new_value = (
+            card.hard_constraints[0]
+            if card.hard_constraints
+            else "Please prioritize the target requirements."
+        )
         behavior["override"] = {
             "turn": override_turn_for(sample_id, scenario_type),
             "old_value": old_value,
@@ -180,7 +221,9 @@ def classify_constraint(text: str) -> str:
 # ---- scoring ---------------------------------------------------------------------------
 
 
-def score_recommendations(payload: Any, catalog_ids: set[str] | frozenset[str], limit: int = TOP_K) -> list[str]:
+def score_recommendations(
+    payload: Any, catalog_ids: set[str] | frozenset[str], limit: int = TOP_K
+) -> list[str]:
     """Ids that count: stripped, non-empty, first occurrence only, in the catalog, first `limit`."""
     if not isinstance(payload, list):
         return []
@@ -212,7 +255,11 @@ class OfficialCustomer:
     @classmethod
     def for_session(cls, session: Session, record: Mapping[str, Any]) -> OfficialCustomer:
         """Precomputed card/behaviour from the session win; missing ones are derived."""
-        card = IntentCard.from_dict(session.intent_card) if session.intent_card is not None else derive_intent_card(record)
+        card = (
+            IntentCard.from_dict(session.intent_card)
+            if session.intent_card is not None
+            else derive_intent_card(record)
+        )
         behavior = session.behavior
         if behavior is None:
             behavior = derive_behavior(session.sample_id, session.scenario_type, card)
@@ -245,7 +292,8 @@ class OfficialCustomer:
         matches = [
             value
             for value in constraints
-            if value not in self.disclosed and (attribute == "other" or classify_constraint(value) == attribute)
+            if value not in self.disclosed
+            and (attribute == "other" or classify_constraint(value) == attribute)
         ][:2]
         if not matches:
             return f"I don't have an additional preference for {attribute}."

@@ -29,7 +29,9 @@ def _fingerprint(real_catalog: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def padded_catalog_path(real_catalog: Path, size: int = PADDED_SIZE, seed: int = PADDING_SEED) -> Path:
+def padded_catalog_path(
+    real_catalog: Path, size: int = PADDED_SIZE, seed: int = PADDING_SEED
+) -> Path:
     return cache_dir() / f"real-padded-{size}-seed{seed}-{_fingerprint(real_catalog)}.jsonl"
 
 

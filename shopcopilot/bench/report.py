@@ -20,7 +20,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 NO_PLOTS = "report plots skipped: matplotlib is not installed (pip install 'shopcopilot[report]')"
-_SCENARIO_BARS = (("hit_rate_at_10", "HitRate@10"), ("mrr", "MRR"), ("recommended_technical_score", "TechScore"))
+_SCENARIO_BARS = (
+    ("hit_rate_at_10", "HitRate@10"),
+    ("mrr", "MRR"),
+    ("recommended_technical_score", "TechScore"),
+)
 
 
 def write_report(
@@ -134,7 +138,10 @@ def _markdown(results: dict[str, Any], plots: list[str]) -> str:
         _row("**overall**", results),
         *(_row(name, metrics) for name, metrics in results["scenario_metrics"].items()),
         *(_row(f"category: {name}", m) for name, m in results.get("category_metrics", {}).items()),
-        *(_row(f"difficulty: {name}", m) for name, m in results.get("difficulty_metrics", {}).items()),
+        *(
+            _row(f"difficulty: {name}", m)
+            for name, m in results.get("difficulty_metrics", {}).items()
+        ),
         "",
         f"respond() latency over {latency['calls']} calls: p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms, "
         f"p99 {latency['p99_ms']} ms, max {latency['max_ms']} ms.",

@@ -66,8 +66,12 @@ def build_results(runs: Sequence[SessionRun], info: RunInfo) -> dict[str, Any]:
             "total_tokens": prompt + completion,
         },
         "scenario_metrics": summarize_by(outcomes, lambda o: o.scenario_type),
-        "category_metrics": summarize_by(outcomes, lambda o: by_sample[o.sample_id].category_bucket),
-        "difficulty_metrics": summarize_by(outcomes, lambda o: by_sample[o.sample_id].difficulty_bucket),
+        "category_metrics": summarize_by(
+            outcomes, lambda o: by_sample[o.sample_id].category_bucket
+        ),
+        "difficulty_metrics": summarize_by(
+            outcomes, lambda o: by_sample[o.sample_id].difficulty_bucket
+        ),
         "latency": latency_summary([turn.latency_ms for run in runs for turn in run.turns]),
         "errors": sum(run.errors for run in runs),
         "timeouts": sum(run.timeouts for run in runs),
@@ -92,8 +96,12 @@ def _error_examples(runs: Sequence[SessionRun]) -> list[str]:
 def transcript_lines(runs: Sequence[SessionRun]) -> list[dict[str, Any]]:
     """One line per turn, every session, in session order."""
     return [
-        {"sample_id": run.sample_id, "scenario_type": run.scenario_type, "target_asin": run.target_asin,
-         **asdict(turn)}
+        {
+            "sample_id": run.sample_id,
+            "scenario_type": run.scenario_type,
+            "target_asin": run.target_asin,
+            **asdict(turn),
+        }
         for run in runs
         for turn in run.turns
     ]
@@ -101,7 +109,9 @@ def transcript_lines(runs: Sequence[SessionRun]) -> list[dict[str, Any]]:
 
 def write_results(directory: Path, results: Mapping[str, Any], runs: Sequence[SessionRun]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (directory / "results.json").write_text(
+        json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     with (directory / "transcripts.jsonl").open("w", encoding="utf-8") as handle:
         for line in transcript_lines(runs):
             handle.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")

@@ -76,7 +76,9 @@ class SessionRun:
 
     @property
     def errors(self) -> int:
-        return sum(1 for turn in self.turns if turn.error and not turn.timed_out) + (self.reset_error is not None)
+        return sum(1 for turn in self.turns if turn.error and not turn.timed_out) + (
+            self.reset_error is not None
+        )
 
     @property
     def timeouts(self) -> int:
@@ -112,7 +114,8 @@ class RunSettings:
     top_k: int = TOP_K
 
 
-# ---- loading the catalog side and the agent ---------------------------------------------------------
+# ---- loading the catalog side and the agent
+# ---------------------------------------------------------
 
 
 def load_bench_data(catalog_path: str | Path, sessions: Sequence[Session]) -> BenchData:
@@ -134,7 +137,9 @@ def load_bench_data(catalog_path: str | Path, sessions: Sequence[Session]) -> Be
         ids.add(asin)
         if asin in wanted and asin not in records:
             records[asin] = _checked_target(record, path, number)
-    missing = sorted({s.sample_id: s.target_asin for s in sessions if s.target_asin not in records}.items())
+    missing = sorted(
+        {s.sample_id: s.target_asin for s in sessions if s.target_asin not in records}.items()
+    )
     if missing:
         shown = ", ".join(f"{sample} -> {asin}" for sample, asin in missing[:5])
         raise BenchError(f"{len(missing)} session target(s) are not in the catalog {path}: {shown}")
@@ -145,7 +150,9 @@ def _checked_target(record: dict[str, Any], path: Path, number: int) -> dict[str
     try:
         product_from_record(record)
     except RecordError as exc:
-        raise BenchError(f"{path}:{number}: a session target is not a usable product: {exc}") from exc
+        raise BenchError(
+            f"{path}:{number}: a session target is not a usable product: {exc}"
+        ) from exc
     return record
 
 
@@ -154,7 +161,11 @@ def resolve_agent_spec(spec: str | None) -> str:
     if spec:
         return spec
     # find_spec, not import: an Agent module that exists but fails to import must fail loudly later.
-    return DEFAULT_AGENT if importlib.util.find_spec(DEFAULT_AGENT.partition(":")[0]) else BASELINE_AGENT
+    return (
+        DEFAULT_AGENT
+        if importlib.util.find_spec(DEFAULT_AGENT.partition(":")[0])
+        else BASELINE_AGENT
+    )
 
 
 def load_agent_class(spec: str) -> Callable[..., Any]:
@@ -176,7 +187,9 @@ def build_agent(spec: str, catalog_path: str | Path) -> Any:
     try:
         agent = factory(str(catalog_path))
     except Exception as exc:
-        raise BenchError(f"constructing {spec}({catalog_path!s}) failed: {type(exc).__name__}: {exc}") from exc
+        raise BenchError(
+            f"constructing {spec}({catalog_path!s}) failed: {type(exc).__name__}: {exc}"
+        ) from exc
     for method in ("reset", "respond"):
         if not callable(getattr(agent, method, None)):
             raise BenchError(f"{spec} has no {method}() method; see the agent contract")
@@ -185,13 +198,15 @@ def build_agent(spec: str, catalog_path: str | Path) -> Any:
 
 @cache
 def product_lookup(catalog_path: str) -> Callable[[str], Product | None]:
-    """asin -> Product from the catalog's index, opened once per process (the natural customer reads shown items)."""
+    """asin -> Product from the catalog's index, opened once per process (the natural customer reads
+    shown items)."""
     from ..index import open_index  # local: only the natural protocol needs it
 
     return open_index(catalog_path, progress=False).store.get
 
 
-# ---- one call, guarded -------------------------------------------------------------------------------
+# ---- one call, guarded
+# -------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -225,14 +240,18 @@ def guarded_call(function: Callable[[], Any], timeout: float | None) -> CallResu
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        return CallResult(error=f"timed out after {timeout:g}s", timed_out=True, latency_ms=timeout * 1000.0)
+        return CallResult(
+            error=f"timed out after {timeout:g}s", timed_out=True, latency_ms=timeout * 1000.0
+        )
     return result
 
 
 def sanitize_response(value: Any) -> tuple[dict[str, Any], str | None]:
     """The response as the evaluator sees it, and why it was rejected (None when fine)."""
     if not isinstance(value, dict):
-        return dict(EMPTY_RESPONSE), f"malformed response: expected a dict, got {type(value).__name__}"
+        return dict(
+            EMPTY_RESPONSE
+        ), f"malformed response: expected a dict, got {type(value).__name__}"
     if not isinstance(value.get("message"), str):
         return dict(EMPTY_RESPONSE), "malformed response: 'message' is not a string"
     return value, None
@@ -247,7 +266,8 @@ def reported_tokens(response: Mapping[str, Any]) -> tuple[int, int]:
     return tuple(value if isinstance(value, int) and value >= 0 else 0 for value in counts)  # type: ignore[return-value]
 
 
-# ---- the session loop ----------------------------------------------------------------------------------
+# ---- the session loop
+# ----------------------------------------------------------------------------------
 
 
 def run_session(agent: Any, session: Session, data: BenchData, settings: RunSettings) -> SessionRun:
@@ -260,17 +280,31 @@ def run_session(agent: Any, session: Session, data: BenchData, settings: RunSett
         record=data.target_records[session.target_asin],
         lookup=product_lookup(data.catalog_path) if settings.protocol == "natural" else None,
     )
-    run = SessionRun(session.sample_id, session.scenario_type, session.target_asin,
-                     session.category_bucket, session.difficulty_bucket)
+    run = SessionRun(
+        session.sample_id,
+        session.scenario_type,
+        session.target_asin,
+        session.category_bucket,
+        session.difficulty_bucket,
+    )
     session_id = f"eval_{uuid.uuid4().hex}"
-    reset = guarded_call(lambda: agent.reset(session_id, dict(session.user_profile)), settings.turn_timeout)
+    reset = guarded_call(
+        lambda: agent.reset(session_id, dict(session.user_profile)), settings.turn_timeout
+    )
     run.reset_error = reset.error
     _converse(agent, session_id, customer, session.target_asin, data, settings, run)
     return run
 
 
-def _converse(agent: Any, session_id: str, customer: Customer, target: str,
-              data: BenchData, settings: RunSettings, run: SessionRun) -> None:
+def _converse(
+    agent: Any,
+    session_id: str,
+    customer: Customer,
+    target: str,
+    data: BenchData,
+    settings: RunSettings,
+    run: SessionRun,
+) -> None:
     override_turn = customer.override_turn()
     override_sent = override_turn is None
     message = customer.first_message()
@@ -295,13 +329,26 @@ def _plain(value: Any) -> Any:
     return value if value is None or isinstance(value, (str, int, float, bool)) else repr(value)
 
 
-def _take_turn(agent: Any, session_id: str, message: str, turn: int, target: str,
-               data: BenchData, settings: RunSettings) -> tuple[dict[str, Any], TurnRecord]:
+def _take_turn(
+    agent: Any,
+    session_id: str,
+    message: str,
+    turn: int,
+    target: str,
+    data: BenchData,
+    settings: RunSettings,
+) -> tuple[dict[str, Any], TurnRecord]:
     """The agent's (sanitised) response and the turn's record; counted_hit is the caller's call."""
-    call = guarded_call(lambda: agent.respond(session_id, message, turn, settings.top_k), settings.turn_timeout)
-    response, problem = sanitize_response(call.value) if call.error is None else (dict(EMPTY_RESPONSE), call.error)
+    call = guarded_call(
+        lambda: agent.respond(session_id, message, turn, settings.top_k), settings.turn_timeout
+    )
+    response, problem = (
+        sanitize_response(call.value) if call.error is None else (dict(EMPTY_RESPONSE), call.error)
+    )
     prompt_tokens, completion_tokens = reported_tokens(response)
-    ranked = score_recommendations(response.get("recommendations"), data.catalog_ids, settings.top_k)
+    ranked = score_recommendations(
+        response.get("recommendations"), data.catalog_ids, settings.top_k
+    )
     record = TurnRecord(
         turn=turn,
         customer_message=message,
@@ -319,7 +366,8 @@ def _take_turn(agent: Any, session_id: str, message: str, turn: int, target: str
     return response, record
 
 
-# ---- many sessions, serial or in worker processes ----------------------------------------------------------------
+# ---- many sessions, serial or in worker processes
+# ----------------------------------------------------------------
 
 
 ProgressCallback = Callable[[SessionRun], None]
@@ -351,27 +399,46 @@ _worker_state: dict[str, Any] = {}
 
 
 def _worker_init(agent_spec: str, data: BenchData, settings: RunSettings) -> None:
-    _worker_state.update(agent=build_agent(agent_spec, data.catalog_path), data=data, settings=settings)
+    _worker_state.update(
+        agent=build_agent(agent_spec, data.catalog_path), data=data, settings=settings
+    )
 
 
 def _worker_session(session: Session) -> SessionRun:
-    return run_session(_worker_state["agent"], session, _worker_state["data"], _worker_state["settings"])
+    return run_session(
+        _worker_state["agent"], session, _worker_state["data"], _worker_state["settings"]
+    )
 
 
-def _run_parallel(agent_spec: str, sessions: Sequence[Session], data: BenchData, settings: RunSettings,
-                  workers: int, on_done: ProgressCallback | None) -> list[SessionRun]:
+def _run_parallel(
+    agent_spec: str,
+    sessions: Sequence[Session],
+    data: BenchData,
+    settings: RunSettings,
+    workers: int,
+    on_done: ProgressCallback | None,
+) -> list[SessionRun]:
     # spawn: a forked child would inherit the parent's threads (progress bar) and open indexes.
     context = multiprocessing.get_context("spawn")
     load_agent_class(agent_spec)  # a bad spec fails here with a clear message, not inside a worker
     results: list[SessionRun | None] = [None] * len(sessions)
     try:
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init,
-                                 initargs=(agent_spec, data, settings)) as pool:
-            futures = {pool.submit(_worker_session, session): index for index, session in enumerate(sessions)}
+        with ProcessPoolExecutor(
+            workers,
+            mp_context=context,
+            initializer=_worker_init,
+            initargs=(agent_spec, data, settings),
+        ) as pool:
+            futures = {
+                pool.submit(_worker_session, session): index
+                for index, session in enumerate(sessions)
+            }
             for future in as_completed(futures):
                 run = results[futures[future]] = future.result()
                 if on_done:
                     on_done(run)
     except BrokenProcessPool as exc:
-        raise BenchError(f"a worker process died ({exc}); run with --workers 1 to see the agent's error") from exc
+        raise BenchError(
+            f"a worker process died ({exc}); run with --workers 1 to see the agent's error"
+        ) from exc
     return [run for run in results if run is not None]

@@ -31,17 +31,40 @@ from .sessions_io import Session, write_sessions
 KINDS = ("iid", "long_tail", "stress")
 SCENARIO_MIX = (("buying", 0.40), ("browsing", 0.40), ("intent_override", 0.15), ("boundary", 0.05))
 SCENARIO_ORDER = {name: index for index, (name, _) in enumerate(SCENARIO_MIX)}
-DIFFICULTY = {"buying": "easy", "browsing": "medium", "intent_override": "hard", "boundary": "medium"}
+DIFFICULTY = {
+    "buying": "easy",
+    "browsing": "medium",
+    "intent_override": "hard",
+    "boundary": "medium",
+}
 
 # Profile distributions, shaped like the public set's (aggregate habits, never the target).
 PREFERENCE_TAGS = {
-    "fit": 16, "material": 15, "comfort": 14, "style": 10, "durability": 5,
-    "value": 3, "quality": 3, "size": 3, "performance": 2, "warmth": 1, "weather": 1,
+    "fit": 16,
+    "material": 15,
+    "comfort": 14,
+    "style": 10,
+    "durability": 5,
+    "value": 3,
+    "quality": 3,
+    "size": 3,
+    "performance": 2,
+    "warmth": 1,
+    "weather": 1,
 }
 TAG_COUNTS = {4: 60, 3: 15, 2: 21, 1: 4}
-RATING_STYLES = (("usually positive", (5.0,), 67), ("critical", (1.0, 2.0, 3.0), 22), ("mixed", (4.0,), 11))
-PURCHASE_FREQUENCIES = {"1-2 prior purchases": 15, "3-4 prior purchases": 70, "5+ prior purchases": 15}
-# Shoppers of sport or cold-weather categories lean on these tags more often (whole words of the path).
+RATING_STYLES = (
+    ("usually positive", (5.0,), 67),
+    ("critical", (1.0, 2.0, 3.0), 22),
+    ("mixed", (4.0,), 11),
+)
+PURCHASE_FREQUENCIES = {
+    "1-2 prior purchases": 15,
+    "3-4 prior purchases": 70,
+    "5+ prior purchases": 15,
+}
+# Shoppers of sport or cold-weather categories lean on these tags more often (whole words of the
+# path).
 CATEGORY_TAG_BOOSTS = {
     "performance": re.compile(r"\b(?:athletic|active|sport|running|cycling|yoga|training|swim)"),
     "warmth": re.compile(r"\b(?:cold weather|winter|snow|fleece|thermal|down &|coats|sweaters)\b"),
@@ -49,11 +72,18 @@ CATEGORY_TAG_BOOSTS = {
 }
 CATEGORY_TAG_BOOST = 8
 BUCKETS = (  # first path segment word that names the bucket, checked in order
-    ("jewelry", "jewelry"), ("watch", "watches"), ("shoe", "shoes"), ("boot", "shoes"),
-    ("handbag", "bags"), ("luggage", "bags"), ("accessor", "accessories"),
+    ("jewelry", "jewelry"),
+    ("watch", "watches"),
+    ("shoe", "shoes"),
+    ("boot", "shoes"),
+    ("handbag", "bags"),
+    ("luggage", "bags"),
+    ("accessor", "accessories"),
 )
 
-_MONEY = re.compile(r"\$\s?\d|\b(?:usd|dollars?|price[ds]?|budget|cheap|affordable|value|save|under \d+)\b", re.I)
+_MONEY = re.compile(
+    r"\$\s?\d|\b(?:usd|dollars?|price[ds]?|budget|cheap|affordable|value|save|under \d+)\b", re.I
+)
 _MAYBE_MEASURE = re.compile(r"\d\s*-?\s*[^\W\d_\s]|\d\s*[\"”″']")
 STRESS_POOL_FACTOR = 3  # stress targets are drawn from the top 3n by stress score
 
@@ -76,7 +106,9 @@ class TargetInfo:
 
     @property
     def stress_score(self) -> int:
-        return min(self.measures, 6) * 2 + min(self.money_words, 3) + (2 if self.missing_price else 0)
+        return (
+            min(self.measures, 6) * 2 + min(self.money_words, 3) + (2 if self.missing_price else 0)
+        )
 
 
 def generate_sessions(
@@ -86,13 +118,20 @@ def generate_sessions(
     seed: int,
     exclude_targets: Collection[str] | None = None,
 ) -> list[Session]:
-    """`n` sessions of the given kind, deterministic for the seed, disjoint from `exclude_targets`."""
+    """`n` sessions of the given kind, deterministic for the seed, disjoint from
+    `exclude_targets`."""
     if kind not in KINDS:
-        raise SessionGenerationError(f"unknown session kind {kind!r}; expected one of {', '.join(KINDS)}")
+        raise SessionGenerationError(
+            f"unknown session kind {kind!r}; expected one of {', '.join(KINDS)}"
+        )
     if n <= 0:
         raise SessionGenerationError(f"the number of sessions must be positive, got {n}")
     excluded = frozenset(exclude_targets or ())
-    pool = [info for info in read_targets(catalog_path, stress=kind == "stress") if info.asin not in excluded]
+    pool = [
+        info
+        for info in read_targets(catalog_path, stress=kind == "stress")
+        if info.asin not in excluded
+    ]
     rng = random.Random(f"{seed}:{kind}:targets")
     targets = PICKERS[kind](pool, n, rng)
     if len(targets) < n:
@@ -111,7 +150,7 @@ def generate_sessions(
             category_bucket=category_bucket(target.path),
             difficulty_bucket=DIFFICULTY[scenario],
         )
-        for number, (target, scenario) in enumerate(zip(targets, scenarios), start=1)
+        for number, (target, scenario) in enumerate(zip(targets, scenarios, strict=True), start=1)
     ]
 
 
@@ -123,11 +162,13 @@ def write_session_set(path: str | Path, sessions: list[Session]) -> Path:
     return path
 
 
-# ---- reading the catalog --------------------------------------------------------------------------
+# ---- reading the catalog
+# --------------------------------------------------------------------------
 
 
 def read_targets(catalog_path: str | Path, stress: bool = False) -> Iterator[TargetInfo]:
-    """Stream the catalog into TargetInfo rows; unreadable files and invalid lines raise, naming them.
+    """Stream the catalog into TargetInfo rows; unreadable files and invalid lines raise, naming
+    them.
 
     The stress signals (measures, money words) cost a regex pass over the features,
     so they are only read when asked for; otherwise they stay 0.
@@ -143,7 +184,9 @@ def read_targets(catalog_path: str | Path, stress: bool = False) -> Iterator[Tar
         raise CatalogError(f"{path}: cannot read catalog: {exc}") from exc
     if report.invalid:
         shown = "; ".join(str(problem) for problem in report.invalid[:3])
-        raise CatalogError(f"{len(report.invalid)} invalid catalog line(s), fix them first: {shown}")
+        raise CatalogError(
+            f"{len(report.invalid)} invalid catalog line(s), fix them first: {shown}"
+        )
 
 
 def target_info(product: Product, stress: bool = False) -> TargetInfo:
@@ -153,14 +196,16 @@ def target_info(product: Product, stress: bool = False) -> TargetInfo:
         leaf=product.leaf_category.strip().lower(),
         path=" > ".join(product.categories[1:]).lower(),
         rating_number=product.rating_number or 0,
-        # The full measure scan only on features where a number is followed by a unit-like character.
+        # The full measure scan only on features where a number is followed by a unit-like
+        # character.
         measures=sum(len(find_measures(f)) for f in features if _MAYBE_MEASURE.search(f)),
         money_words=sum(len(_MONEY.findall(f)) for f in features),
         missing_price=product.price is None,
     )
 
 
-# ---- picking targets ------------------------------------------------------------------------------
+# ---- picking targets
+# ------------------------------------------------------------------------------
 
 
 def pick_iid(pool: list[TargetInfo], n: int, rng: random.Random) -> list[TargetInfo]:
@@ -196,14 +241,17 @@ def pick_stress(pool: list[TargetInfo], n: int, rng: random.Random) -> list[Targ
 PICKERS = {"iid": pick_iid, "long_tail": pick_long_tail, "stress": pick_stress}
 
 
-# ---- scenarios and profiles -----------------------------------------------------------------------
+# ---- scenarios and profiles
+# -----------------------------------------------------------------------
 
 
 def scenario_plan(n: int, rng: random.Random) -> list[str]:
     """The official mix for n sessions (largest remainder rounding), in shuffled order."""
     exact = [(name, share * n) for name, share in SCENARIO_MIX]
     counts = {name: int(value) for name, value in exact}
-    by_remainder = sorted(exact, key=lambda item: (-(item[1] - int(item[1])), SCENARIO_ORDER[item[0]]))
+    by_remainder = sorted(
+        exact, key=lambda item: (-(item[1] - int(item[1])), SCENARIO_ORDER[item[0]])
+    )
     for name, _ in by_remainder[: n - sum(counts.values())]:
         counts[name] += 1
     plan = [name for name, _ in SCENARIO_MIX for _ in range(counts[name])]

@@ -60,8 +60,14 @@ class Session:
 
 
 _KNOWN_KEYS = {
-    "sample_id", "scenario_type", "user_profile", "ground_truth",
-    "category_bucket", "difficulty_bucket", "intent_card", "behavior",
+    "sample_id",
+    "scenario_type",
+    "user_profile",
+    "ground_truth",
+    "category_bucket",
+    "difficulty_bucket",
+    "intent_card",
+    "behavior",
 }
 
 
@@ -74,7 +80,9 @@ def session_from_record(record: Any) -> Session:
         raise SessionFileError("missing or empty 'sample_id'")
     scenario = record.get("scenario_type")
     if scenario not in SCENARIOS:
-        raise SessionFileError(f"'scenario_type' must be one of {', '.join(SCENARIOS)}, got {scenario!r}")
+        raise SessionFileError(
+            f"'scenario_type' must be one of {', '.join(SCENARIOS)}, got {scenario!r}"
+        )
     profile = record.get("user_profile", {})
     if not isinstance(profile, dict):
         raise SessionFileError("'user_profile' must be an object")
@@ -154,9 +162,12 @@ def _check_card(card: dict[str, Any]) -> None:
 
 
 def _check_override(behavior: dict[str, Any]) -> None:
-    # The first message of an override session quotes old_value; without it the session cannot start.
+    # The first message of an override session quotes old_value; without it the session cannot
+    # start.
     override = behavior.get("override")
     if not isinstance(override, dict) or "old_value" not in override:
-        raise SessionFileError("intent_override 'behavior.override' must be an object with 'old_value'")
+        raise SessionFileError(
+            "intent_override 'behavior.override' must be an object with 'old_value'"
+        )
     if "turn" in override and not isinstance(override["turn"], int):
         raise SessionFileError("'behavior.override.turn' must be an integer")

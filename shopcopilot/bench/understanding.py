@@ -26,13 +26,35 @@ from ..terms import Facet
 
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "understanding"
 SPLITS = ("dev", "test", "fresh", "all")
-LIST_SLOTS = {"colors": Facet.COLOR, "materials": Facet.MATERIAL, "styles": Facet.STYLE,
-              "uses": Facet.USE_CASE}
+LIST_SLOTS = {
+    "colors": Facet.COLOR,
+    "materials": Facet.MATERIAL,
+    "styles": Facet.STYLE,
+    "uses": Facet.USE_CASE,
+}
 # Per-turn keys describe that message only; the rest are the state after it.
 TURN_KEYS = ("correction", "reference", "critique", "no_preference", "not_sure", "chitchat")
-SLOTS = ("item", "department", "budget", "size", "width", "colors", "materials", "styles",
-         "uses", "features", "brands", "not", "no_preference", "recipient", "age_group",
-         "reference", "critique", "correction", "chitchat")
+SLOTS = (
+    "item",
+    "department",
+    "budget",
+    "size",
+    "width",
+    "colors",
+    "materials",
+    "styles",
+    "uses",
+    "features",
+    "brands",
+    "not",
+    "no_preference",
+    "recipient",
+    "age_group",
+    "reference",
+    "critique",
+    "correction",
+    "chitchat",
+)
 _DEPARTMENTS = {"baby girls": "baby", "baby boys": "baby"}
 _WHO = frozenset({"women", "men", "girl", "boy", "baby", "kid", "unisex"})
 
@@ -61,7 +83,10 @@ def load_corpus(folder: Path = CORPUS_DIR, split: str = "all") -> list[Case]:
     """The corpus's cases of one split ("all": dev and test; "fresh" is its own slice)."""
     if split not in SPLITS:
         raise CorpusError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
-    cases = [*_read(folder / "utterances.jsonl", _utterance), *_read(folder / "exchanges.jsonl", _exchange)]
+    cases = [
+        *_read(folder / "utterances.jsonl", _utterance),
+        *_read(folder / "exchanges.jsonl", _exchange),
+    ]
     fresh = folder / "fresh.jsonl"
     if fresh.exists():
         cases += _read(fresh, _any_case)
@@ -89,8 +114,10 @@ def _utterance(raw: Mapping[str, Any]) -> Case:
 
 
 def _exchange(raw: Mapping[str, Any]) -> Case:
-    turns = tuple(Turn(t["user"], dict(t["expect"]), tuple(t.get("shown") or ()), t.get("asked"))
-                  for t in raw["turns"])
+    turns = tuple(
+        Turn(t["user"], dict(t["expect"]), tuple(t.get("shown") or ()), t.get("asked"))
+        for t in raw["turns"]
+    )
     if not turns:
         raise ValueError("an exchange needs at least one turn")
     return Case(raw["id"], raw["split"], turns, exchange=True)
@@ -102,6 +129,7 @@ def _any_case(raw: Mapping[str, Any]) -> Case:
 
 # -- reading the agent's state back into the corpus's slots ----------------------------------
 
+
 class NodeResolver:
     """Which catalog category node a set of category words names: the deepest node, on the
     path that covers most of the words, that one of the words names; the last word said
@@ -109,9 +137,14 @@ class NodeResolver:
 
     def __init__(self, category_paths: Iterable[tuple[str, ...]]) -> None:
         # Who it is for ("Women", "Baby Girls") is the department slot, never the item.
-        self.paths = [[(part, stems) for part in path
-                       if part.strip().lower() != ROOT_CATEGORY and not (stems := _stems(part)) <= _WHO]
-                      for path in category_paths]
+        self.paths = [
+            [
+                (part, stems)
+                for part in path
+                if part.strip().lower() != ROOT_CATEGORY and not (stems := _stems(part)) <= _WHO
+            ]
+            for path in category_paths
+        ]
 
     def resolve(self, words: list[str]) -> str | None:
         said = set(words)
@@ -120,7 +153,9 @@ class NodeResolver:
         best: tuple[tuple[int, ...], str] | None = None
         for path in self.paths:
             covered = set().union(*(stems & said for _, stems in path)) if path else set()
-            named = [(depth, part, stems) for depth, (part, stems) in enumerate(path) if stems & said]
+            named = [
+                (depth, part, stems) for depth, (part, stems) in enumerate(path) if stems & said
+            ]
             if not named:
                 continue
             depth, part, stems = max(named, key=lambda n: (len(n[2] & said) == len(n[2]), n[0]))
@@ -135,7 +170,9 @@ def _stems(text: str) -> set[str]:
     return {stem(t) for t in tokens(text) if t not in STOPWORDS}
 
 
-def predicted(state: Mapping[str, Any], diff: Mapping[str, Any], nodes: NodeResolver) -> dict[str, set]:
+def predicted(
+    state: Mapping[str, Any], diff: Mapping[str, Any], nodes: NodeResolver
+) -> dict[str, set]:
     """The state (and this turn's diff) as (slot -> set of values)."""
     active = [c for c in state["constraints"] if c["status"] == "active"]
     out: dict[str, set] = {slot: set() for slot in SLOTS}
@@ -147,7 +184,9 @@ def predicted(state: Mapping[str, Any], diff: Mapping[str, Any], nodes: NodeReso
         elif facet == "department":
             out["department"].add(value)
         elif facet == "budget":
-            out["budget"].add(_budget(c["data"].get("min"), c["data"].get("max"), c["data"].get("target")))
+            out["budget"].add(
+                _budget(c["data"].get("min"), c["data"].get("max"), c["data"].get("target"))
+            )
         elif facet in ("size", "fit"):
             out["size"].add(_size(value))
         elif facet == "width":
@@ -163,7 +202,9 @@ def predicted(state: Mapping[str, Any], diff: Mapping[str, Any], nodes: NodeReso
     out["not"] = {_stem_phrase(r["value"]) for r in state["rejected"]}
     out["no_preference"] = set(diff.get("unconstrained", []))
     out["correction"] = {True} if diff.get("new_epoch") or diff.get("replaced") else set()
-    changed = any(diff.get(key) for key in ("added", "replaced", "negated", "unconstrained", "fragments"))
+    changed = any(
+        diff.get(key) for key in ("added", "replaced", "negated", "unconstrained", "fragments")
+    )
     out["chitchat"] = set() if changed else {True}
     return out
 
@@ -229,6 +270,7 @@ def _stem_phrase(text: str) -> str:
 
 # -- scoring ------------------------------------------------------------------------------------
 
+
 @dataclass(slots=True)
 class SlotCounts:
     tp: int = 0
@@ -248,8 +290,12 @@ class SlotCounts:
         precision = self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
         recall = self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4),
-                "n": self.n}
+        return {
+            "precision": round(precision, 4),
+            "recall": round(recall, 4),
+            "f1": round(f1, 4),
+            "n": self.n,
+        }
 
 
 def _same(want: Any, got: Any) -> bool:
@@ -289,16 +335,25 @@ class Report:
             self.slots[slot].add(got[slot], want[slot], matches)
             if got[slot] or want[slot]:
                 self.slot_seen[slot] += 1
-                agreed = (len(got[slot]) == len(want[slot])
-                          and all(any(matches(w, g) for g in got[slot]) for w in want[slot]))
+                agreed = len(got[slot]) == len(want[slot]) and all(
+                    any(matches(w, g) for g in got[slot]) for w in want[slot]
+                )
                 self.slot_exact[slot] += agreed
                 if not agreed:
                     wrong.append(slot)
         self.exact += not wrong
         if wrong:
-            self.misses.append({"id": case.id, "turn": turn_number, "text": case.turns[turn_number - 1].user,
-                                "wrong": {s: {"got": sorted(map(str, got[s])), "want": sorted(map(str, want[s]))}
-                                          for s in wrong}})
+            self.misses.append(
+                {
+                    "id": case.id,
+                    "turn": turn_number,
+                    "text": case.turns[turn_number - 1].user,
+                    "wrong": {
+                        s: {"got": sorted(map(str, got[s])), "want": sorted(map(str, want[s]))}
+                        for s in wrong
+                    },
+                }
+            )
 
     def to_dict(self, n_utterances: int, n_exchanges: int, split: str) -> dict[str, Any]:
         return {
@@ -308,8 +363,11 @@ class Report:
             "n_turns": self.turns,
             "exact_match": round(self.exact / self.turns, 4) if self.turns else 0.0,
             "slots": {slot: counts.scores() for slot, counts in self.slots.items()},
-            "slot_exact": {slot: round(self.slot_exact[slot] / self.slot_seen[slot], 4)
-                           for slot in SLOTS if self.slot_seen[slot]},
+            "slot_exact": {
+                slot: round(self.slot_exact[slot] / self.slot_seen[slot], 4)
+                for slot in SLOTS
+                if self.slot_seen[slot]
+            },
         }
 
 
@@ -322,7 +380,12 @@ def evaluate(agent: Any, cases: list[Case], nodes: NodeResolver, progress: Any =
         for turn_number, turn in enumerate(case.turns, 1):
             _show(agent, session, turn, turn_number)
             result = agent.respond_traced(session, turn.user, turn_number)
-            report.add(case, turn_number, predicted(result.state, result.diff, nodes), expected(turn.expect))
+            report.add(
+                case,
+                turn_number,
+                predicted(result.state, result.diff, nodes),
+                expected(turn.expect),
+            )
         agent.forget(session)
         if progress:
             progress()
@@ -348,14 +411,22 @@ def report_table(summary: Mapping[str, Any]) -> Any:
     """The per-slot scores as a rich table."""
     from rich.table import Table
 
-    table = Table(title=f"understanding, {summary['split']} split: {summary['n_utterances']} utterances, "
-                        f"{summary['n_exchanges']} exchanges, exact-state match {summary['exact_match']:.3f}")
+    table = Table(
+        title=f"understanding, {summary['split']} split: {summary['n_utterances']} utterances, "
+        f"{summary['n_exchanges']} exchanges, exact-state match {summary['exact_match']:.3f}"
+    )
     for column in ("slot", "precision", "recall", "F1", "exact", "n"):
         table.add_column(column, justify="left" if column == "slot" else "right")
     for slot, scores in summary["slots"].items():
         exact = summary["slot_exact"].get(slot)
-        table.add_row(slot, f"{scores['precision']:.3f}", f"{scores['recall']:.3f}", f"{scores['f1']:.3f}",
-                      "" if exact is None else f"{exact:.3f}", str(scores["n"]))
+        table.add_row(
+            slot,
+            f"{scores['precision']:.3f}",
+            f"{scores['recall']:.3f}",
+            f"{scores['f1']:.3f}",
+            "" if exact is None else f"{exact:.3f}",
+            str(scores["n"]),
+        )
     return table
 
 

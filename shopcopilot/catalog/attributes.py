@@ -46,19 +46,32 @@ _CLOSURE_KEYS = ("Closure Type", "Closure")
 _SIZE_KEYS = ("Size", "Size Name")
 _STYLE_KEYS = ("Style", "Style Name")
 _BRAND_KEYS = ("Brand", "Brand Name")
-# Every detail field whose words are read (materials are listed apart: their percentages are read too).
+# Every detail field whose words are read (materials are listed apart: their percentages are read
+# too).
 _SCANNED_DETAIL_KEYS = (*_DEPARTMENT_KEYS, *_COLOR_KEYS, *_CLOSURE_KEYS, *_SIZE_KEYS, *_STYLE_KEYS)
 # Package and shipping measures describe the box, not the product.
 _SKIPPED_MEASURE_KEYS = re.compile(r"package|shipping|rank|date|model|upc|asin", re.IGNORECASE)
 
 _PERCENT_MATERIAL = re.compile(r"(\d{1,3}(?:\.\d+)?)\s*%\s*([^\d%,;:()/]{2,40})")
 _CLOSURE_WORD = re.compile(r"\bclosure\b", re.IGNORECASE)
-_CLOSURE_FEATURE_MAX_CHARS = 60  # "Pull On closure": Amazon's short closure bullet, not marketing prose
+_CLOSURE_FEATURE_MAX_CHARS = (
+    60  # "Pull On closure": Amazon's short closure bullet, not marketing prose
+)
 
 _WHOLE_PRODUCT_CLOSURES = frozenset(
     {
-        "pull on", "slip on", "lace up", "hook and loop", "lobster clasp", "spring ring clasp",
-        "toggle", "box clasp", "lever back", "push back", "screw back", "clip on",
+        "pull on",
+        "slip on",
+        "lace up",
+        "hook and loop",
+        "lobster clasp",
+        "spring ring clasp",
+        "toggle",
+        "box clasp",
+        "lever back",
+        "push back",
+        "screw back",
+        "clip on",
     }
 )
 
@@ -68,13 +81,16 @@ _RANGE_END = r"(?:(?:x{1,4}-?|[2-6]x-?)?(?:small|large)|medium|x{1,5}[sl]|[2-6]x
 # The lookahead repeats what a range starts with, so that most positions fail on one
 # character test instead of the lookbehind and every alternative: 2x faster, same matches.
 _LETTER_RANGE = re.compile(
-    rf"(?=[2-6xslm])(?<![\w'’-])({_RANGE_END})\s*(?:-|–|~|to|through)\s*({_RANGE_END})(?![\w-])", re.IGNORECASE
+    rf"(?=[2-6xslm])(?<![\w'’-])({_RANGE_END})\s*(?:-|–|~|to|through)\s*({_RANGE_END})(?![\w-])",
+    re.IGNORECASE,
 )
 # What every range shows once case-folded: an end's last letter, the separator, the start
 # of the other end. Case folding maps every character that the case-insensitive pattern
 # takes for one of these letters to that letter (tests/test_attributes.py checks), and the
 # check costs a fraction of the full pattern, which it spares most products.
-_RANGE_CUE = re.compile(r"[lemsx]\s*(?:-|–|~|to|through)\s*(?:[2-6]?x|small|large|med|[sml](?![a-z]))")
+_RANGE_CUE = re.compile(
+    r"[lemsx]\s*(?:-|–|~|to|through)\s*(?:[2-6]?x|small|large|med|[sml](?![a-z]))"
+)
 _TITLE_END_LETTER = re.compile(rf"(?:^|[\s,(/-])({_LETTER})\)?\s*$")
 _LETTER_TOKEN = re.compile(rf"(?<![\w-])({_LETTER})(?![\w-])")
 
@@ -119,7 +135,9 @@ class Attributes:
             "closure": self.closure,
             "brand": self.brand,
             "price": self.price,
-            "dimensions": [{"values": list(d.values), "unit": d.unit, "text": d.text} for d in self.dimensions],
+            "dimensions": [
+                {"values": list(d.values), "unit": d.unit, "text": d.text} for d in self.dimensions
+            ],
             "use_cases": list(self.use_cases),
             "styles": list(self.styles),
         }
@@ -150,7 +168,9 @@ class Attributes:
         product whose own words say "Navy", so the two meet in the index.
         """
         vocab = vocabulary()
-        size_words = [s for s in self.sizes if s in vocab.tables[Facet.FIT] or s in vocab.tables[Facet.WIDTH]]
+        size_words = [
+            s for s in self.sizes if s in vocab.tables[Facet.FIT] or s in vocab.tables[Facet.WIDTH]
+        ]
         parts = [
             self.department or "",
             *self.material_names,
@@ -196,21 +216,25 @@ def derive(product: Product) -> Attributes:
         dimensions=_dimensions(product),
         use_cases=_values(Facet.USE_CASE, title_mentions, *feature_mentions, *category_mentions),
         styles=_values(
-            Facet.STYLE, title_mentions, *_detail_mentions(details, _STYLE_KEYS, found, Facet.STYLE),
+            Facet.STYLE,
+            title_mentions,
+            *_detail_mentions(details, _STYLE_KEYS, found, Facet.STYLE),
             *feature_mentions,
         ),
     )
 
 
 class _Mentions:
-    """The vocabulary mentions of every text of one product, found in one scan, looked up by text."""
+    """The vocabulary mentions of every text of one product, found in one scan, looked up by
+    text."""
 
     def __init__(self, texts: list[str]) -> None:
         unique = list(dict.fromkeys(texts))
-        self._by_text = dict(zip(unique, find_mentions_in_each(unique)))
+        self._by_text = dict(zip(unique, find_mentions_in_each(unique), strict=True))
 
     def __call__(self, text: str, *facets: Facet) -> list[Mention]:
-        """What `find_mentions(text, facets or None)` returns; the text must be one of those scanned."""
+        """What `find_mentions(text, facets or None)` returns; the text must be one of those
+        scanned."""
         mentions = self._by_text[text]
         if not facets:
             return mentions
@@ -228,7 +252,11 @@ def _department(
     title_mentions: list[Mention],
 ) -> str | None:
     # Priority: the seller's department field, then where the catalog files it, then the title.
-    sources = [*_detail_mentions(details, _DEPARTMENT_KEYS, found, Facet.DEPARTMENT), *category_mentions, title_mentions]
+    sources = [
+        *_detail_mentions(details, _DEPARTMENT_KEYS, found, Facet.DEPARTMENT),
+        *category_mentions,
+        title_mentions,
+    ]
     for mentions in sources:
         found_here = _values(Facet.DEPARTMENT, mentions)
         if found_here:
@@ -244,7 +272,8 @@ def _one_department(found: tuple[str, ...]) -> str:
 
 
 def _percent_phrases(texts: list[str]) -> list[tuple[float, str]]:
-    """("65% Polyester, 35% Cotton") -> [(65.0, "Polyester"), (35.0, "Cotton")]: maybe a material each."""
+    """("65% Polyester, 35% Cotton") -> [(65.0, "Polyester"), (35.0, "Cotton")]: maybe a material
+    each."""
     return [
         (float(match.group(1)), match.group(2))
         for text in texts
@@ -274,7 +303,10 @@ def _materials(
 
 
 def _colors(
-    product: Product, found: _Mentions, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
+    product: Product,
+    found: _Mentions,
+    title_mentions: list[Mention],
+    feature_mentions: list[list[Mention]],
 ) -> tuple[str, ...]:
     # The description comes last: it often lists the other colours the product comes in.
     description = [found(text, Facet.COLOR) for text in product.description]
@@ -283,7 +315,10 @@ def _colors(
 
 
 def _sizes(
-    product: Product, found: _Mentions, title_mentions: list[Mention], feature_mentions: list[list[Mention]]
+    product: Product,
+    found: _Mentions,
+    title_mentions: list[Mention],
+    feature_mentions: list[list[Mention]],
 ) -> tuple[str, ...]:
     sizes: list[str] = []
     for text in _detail_texts(product.details, _SIZE_KEYS):
@@ -324,7 +359,9 @@ def _is_clear_size(mention: Mention) -> bool:
     """A letter size that is not an everyday adjective, or one introduced by the word "size"."""
     if mention.facet != Facet.SIZE:
         return False
-    return mention.text.lower().startswith("size") or normalize_phrase(mention.text) not in _SIZE_WORDS
+    return (
+        mention.text.lower().startswith("size") or normalize_phrase(mention.text) not in _SIZE_WORDS
+    )
 
 
 def _is_phrase(mention: Mention) -> bool:
@@ -347,16 +384,20 @@ def _range_sizes(texts: list[str]) -> list[str]:
 
 
 def _closure(
-    product: Product, found: _Mentions, feature_mentions: list[list[Mention]], title_mentions: list[Mention]
+    product: Product,
+    found: _Mentions,
+    feature_mentions: list[list[Mention]],
+    title_mentions: list[Mention],
 ) -> str | None:
     for text in _detail_texts(product.details, _CLOSURE_KEYS):
         closures = _values(Facet.CLOSURE, found(text, Facet.CLOSURE))
         if closures:
             return closures[0]
-    for feature, mentions in zip(product.features, feature_mentions):
+    for feature, mentions in zip(product.features, feature_mentions, strict=True):
         if (
             len(feature) <= _CLOSURE_FEATURE_MAX_CHARS
-            and "closure" in feature.casefold()  # fast, and true of every feature the pattern matches
+            and "closure"
+            in feature.casefold()  # fast, and true of every feature the pattern matches
             and (word := _CLOSURE_WORD.search(feature))
         ):
             # "Zipper fly with button closure": the closure is the one named just before the word
@@ -417,7 +458,9 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
 def _list(data: Mapping[str, Any], field: str) -> list[Any]:
     value = data.get(field) or []
     if not isinstance(value, list):
-        raise AttributesError(f"attributes field {field!r} must be a list, got {type(value).__name__}")
+        raise AttributesError(
+            f"attributes field {field!r} must be a list, got {type(value).__name__}"
+        )
     return value
 
 
@@ -454,5 +497,7 @@ def _measure(item: Any) -> Measure:
         raise AttributesError(f"attributes 'dimensions' entries need a string 'unit', got {item!r}")
     values = item.get("values")
     if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
-        raise AttributesError(f"attributes 'dimensions' values must be a list of numbers, got {values!r}")
+        raise AttributesError(
+            f"attributes 'dimensions' values must be a list of numbers, got {values!r}"
+        )
     return Measure(tuple(float(v) for v in values), item["unit"], str(item.get("text", "")))

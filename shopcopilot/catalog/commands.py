@@ -43,10 +43,24 @@ def check(path: Path, skip_invalid: bool) -> None:
 
 
 @catalog_group.command("synth")
-@click.option("--size", type=click.IntRange(min=1), default=50_000, show_default=True, help="Number of products.")
-@click.option("--seed", type=int, default=7, show_default=True, help="Same seed, same catalog, byte for byte.")
-@click.option("-o", "--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Output file: .jsonl, or .jsonl.gz to compress.")
+@click.option(
+    "--size",
+    type=click.IntRange(min=1),
+    default=50_000,
+    show_default=True,
+    help="Number of products.",
+)
+@click.option(
+    "--seed", type=int, default=7, show_default=True, help="Same seed, same catalog, byte for byte."
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Output file: .jsonl, or .jsonl.gz to compress.",
+)
 def synth(size: int, seed: int, out_path: Path) -> None:
     """Generate a synthetic catalog in the Amazon Reviews 2023 layout."""
     from .synth import write_catalog  # local: keeps `catalog check` light
@@ -56,12 +70,27 @@ def synth(size: int, seed: int, out_path: Path) -> None:
 
 
 @catalog_group.command("pad")
-@click.option("--real", "real_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Real catalog (.jsonl or .jsonl.gz); its records come first, unchanged.")
-@click.option("--size", type=click.IntRange(min=1), default=50_000, show_default=True, help="Total products.")
-@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the synthetic padding.")
-@click.option("-o", "--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Output file: .jsonl, or .jsonl.gz to compress.")
+@click.option(
+    "--real",
+    "real_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Real catalog (.jsonl or .jsonl.gz); its records come first, unchanged.",
+)
+@click.option(
+    "--size", type=click.IntRange(min=1), default=50_000, show_default=True, help="Total products."
+)
+@click.option(
+    "--seed", type=int, default=7, show_default=True, help="Seed of the synthetic padding."
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Output file: .jsonl, or .jsonl.gz to compress.",
+)
 def pad(real_path: Path, size: int, seed: int, out_path: Path) -> None:
     """Pad real records with synthetic products up to SIZE (ids never collide)."""
     from .padding import write_padded_catalog

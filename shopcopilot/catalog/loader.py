@@ -74,7 +74,8 @@ def iter_products(path: str | Path, report: LoadReport) -> Iterator[Product]:
 
 
 def iter_checked_lines(path: str | Path, report: LoadReport) -> Iterator[tuple[str, Product]]:
-    """Each valid line as written, with its product; invalid and duplicate lines go into `report`."""
+    """Each valid line as written, with its product; invalid and duplicate lines go into
+    `report`."""
     path = Path(path)
     check = LineCheck(path, report)
     for number, line in iter_lines(path):
@@ -167,10 +168,13 @@ class LineCheck:
         self._report.invalid.append(LineProblem(self._path, number, reason))
 
     def first(self, number: int, parent_asin: str) -> bool:
-        """Whether this valid line is the first with its id (a later one is reported as a duplicate)."""
+        """Whether this valid line is the first with its id (a later one is reported as a
+        duplicate)."""
         self._report.lines += 1
         if parent_asin in self._seen:
-            self._report.duplicates.append(LineProblem(self._path, number, f"duplicate parent_asin {parent_asin}"))
+            self._report.duplicates.append(
+                LineProblem(self._path, number, f"duplicate parent_asin {parent_asin}")
+            )
             return False
         self._seen.add(parent_asin)
         return True
@@ -188,7 +192,9 @@ def load_catalog(path: str | Path, skip_invalid: bool = False) -> tuple[list[Pro
     if report.invalid and not skip_invalid:
         raise CatalogError(_invalid_message(report))
     if not products:
-        raise CatalogError(f"{path}: no valid products (the file is empty or every line is invalid)")
+        raise CatalogError(
+            f"{path}: no valid products (the file is empty or every line is invalid)"
+        )
     return products, report
 
 
@@ -196,7 +202,9 @@ def _check_path(path: Path) -> None:
     if not path.exists():
         raise CatalogError(f"catalog not found: {path}")
     if path.is_dir():
-        raise CatalogError(f"catalog path is a directory, expected a .jsonl or .jsonl.gz file: {path}")
+        raise CatalogError(
+            f"catalog path is a directory, expected a .jsonl or .jsonl.gz file: {path}"
+        )
     if path.stat().st_size == 0:
         raise CatalogError(f"catalog is empty: {path}")
 

@@ -16,12 +16,16 @@ from .loader import CatalogError, LoadReport, iter_checked_lines
 from .synth import iter_synthetic, write_records
 
 
-def write_padded_catalog(real_path: str | Path, out_path: str | Path, size: int = 50_000, seed: int = 7) -> Path:
+def write_padded_catalog(
+    real_path: str | Path, out_path: str | Path, size: int = 50_000, seed: int = 7
+) -> Path:
     """Write the real records then synthetic ones, `size` in all; returns `out_path`."""
     real_path, out_path = Path(real_path), Path(out_path)
     real_lines, real_ids = read_real_lines(real_path)
     if len(real_lines) > size:
-        raise CatalogError(f"{real_path}: {len(real_lines)} real records, more than the requested size {size}")
+        raise CatalogError(
+            f"{real_path}: {len(real_lines)} real records, more than the requested size {size}"
+        )
     records = _padded(real_lines, real_ids, size - len(real_lines), seed)
     write_records(out_path, records)
     return out_path
@@ -46,7 +50,9 @@ def read_real_lines(path: Path) -> tuple[list[str], set[str]]:
     return lines, ids
 
 
-def _padded(real_lines: list[str], real_ids: set[str], wanted: int, seed: int) -> Iterator[str | dict[str, Any]]:
+def _padded(
+    real_lines: list[str], real_ids: set[str], wanted: int, seed: int
+) -> Iterator[str | dict[str, Any]]:
     yield from real_lines  # strings: write_records keeps them verbatim
     written = 0
     index = 0

@@ -69,23 +69,33 @@ def _canonical_table(joined: bool) -> str:
     table = [_GAP] * 128
     for kept in string.ascii_lowercase + string.digits + "&/'" + _OTHER_LETTER:
         table[ord(kept)] = kept
-    table[ord(JOIN)] = "|" if joined else _GAP  # a text alone reads JOIN as any gap (as _TOKEN does)
+    table[ord(JOIN)] = (
+        "|" if joined else _GAP
+    )  # a text alone reads JOIN as any gap (as _TOKEN does)
     return "".join(table)
 
 
 _CANONICAL_TABLES = {joined: _canonical_table(joined) for joined in (False, True)}
-_OTHER_WORD_CHARACTER = re.compile(r"[^\W_a-z0-9]")  # in folded text: the non-ASCII letters and digits
+_OTHER_WORD_CHARACTER = re.compile(
+    r"[^\W_a-z0-9]"
+)  # in folded text: the non-ASCII letters and digits
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-# Each starts with a literal, which re scans for in C: a leading lookbehind would try every position.
+# Each starts with a literal, which re scans for in C: a leading lookbehind would try every
+# position.
 _INNER_APOSTROPHE = re.compile(r"'(?<=[a-z0-9A]')(?=[a-z0-9A])")
 _RUN_TAIL = re.compile(r"_(?<=__)")
 
 _SIZE_AFTER_WORD = re.compile(
-    r"\b(?:us\s+)?sizes?\s*[:#]?\s*(?P<first>\d{1,2}(?:\.5)?|[a-z0-9]+)(?P<second>[- ][a-z]+)?(?![\w.])",
+    r"\b(?:us\s+)?sizes?\s*[:#]?\s*(?P<first>\d{1,2}(?:\.5)?|"
+    r"[a-z0-9]+)(?P<second>[- ][a-z]+)?(?![\w.])",
     re.IGNORECASE,
 )
-_WAIST_BY_INSEAM = re.compile(r"\b(?:w\s*)?(\d{2})\s*w?\s*[x×]\s*(?:l\s*)?(\d{2})\s*l?\b", re.IGNORECASE)
-_WAIST_BY_INSEAM_X = "xX×"  # all that [x×] matches, case-insensitively (tests/test_vocabulary.py checks)
+_WAIST_BY_INSEAM = re.compile(
+    r"\b(?:w\s*)?(\d{2})\s*w?\s*[x×]\s*(?:l\s*)?(\d{2})\s*l?\b", re.IGNORECASE
+)
+_WAIST_BY_INSEAM_X = (
+    "xX×"  # all that [x×] matches, case-insensitively (tests/test_vocabulary.py checks)
+)
 # In folded text (no ASCII capitals) every _WAIST_BY_INSEAM match holds "×", or this: where
 # neither is, no part of the text can hold a match. Led by a literal, it is found by a fast scan.
 _WAIST_CUE = re.compile(r"x\s*(?:l\s*)?\d")
@@ -147,7 +157,9 @@ class Vocabulary:
     waist_size_range: tuple[int, int]
     department_accepts: Mapping[str, frozenset[str]]
     units: Mapping[str, tuple[str, ...]]
-    phrases: ahocorasick.Automaton  # every phrase's canonical forms -> (length, ((facet, canonical), ...))
+    phrases: (
+        ahocorasick.Automaton
+    )  # every phrase's canonical forms -> (length, ((facet, canonical), ...))
     lookup: Mapping[str, Mapping[str, str]]  # facet -> normalised word -> canonical
     measure_pattern: re.Pattern[str]
     joined_measure_pattern: re.Pattern[str]  # the same, for texts joined by JOIN
@@ -227,12 +239,16 @@ def _read_table(raw: object, keys: tuple[str, ...], path: Path) -> dict[str, tup
     out: dict[str, tuple[str, ...]] = {}
     for canonical, terms in table.items():
         if not isinstance(terms, list) or not all(isinstance(t, str) and t.strip() for t in terms):
-            raise VocabularyError(f"{path}: {'.'.join(keys)}.{canonical} must be a list of non-empty strings")
+            raise VocabularyError(
+                f"{path}: {'.'.join(keys)}.{canonical} must be a list of non-empty strings"
+            )
         out[canonical] = tuple(terms)
     return out
 
 
-def _phrase_matcher(tables: Mapping[str, Mapping[str, tuple[str, ...]]], path: Path) -> ahocorasick.Automaton:
+def _phrase_matcher(
+    tables: Mapping[str, Mapping[str, tuple[str, ...]]], path: Path
+) -> ahocorasick.Automaton:
     """An automaton over every term, as it reads in canonical text between any two word edges."""
     owners_by_phrase: dict[str, dict[str, str]] = {}
     for facet, table in tables.items():
@@ -252,7 +268,10 @@ def _phrase_matcher(tables: Mapping[str, Mapping[str, tuple[str, ...]]], path: P
     for phrase, owners in owners_by_phrase.items():
         found = tuple(owners.items())
         for form in _canonical_forms(phrase.split(" ")):
-            value = (len(form), found)  # shared by the form's 16 keys: a tuple each made loading 2.5x slower
+            value = (
+                len(form),
+                found,
+            )  # shared by the form's 16 keys: a tuple each made loading 2.5x slower
             for before, after in edge_pairs:
                 automaton.add_word(f"{before}{form}{after}", value)
     automaton.make_automaton()
@@ -260,9 +279,10 @@ def _phrase_matcher(tables: Mapping[str, Mapping[str, tuple[str, ...]]], path: P
 
 
 def _canonical_forms(words: list[str]) -> list[str]:
-    """How the words read in canonical text: "_" between two words, none or "_" next to '&' or '/'."""
+    """How the words read in canonical text: "_" between two words, none or "_" next to '&' or
+    '/'."""
     forms = [words[0]]
-    for before, word in zip(words, words[1:]):
+    for before, word in zip(words, words[1:], strict=False):
         gaps = ("", _GAP) if before in "&/" or word in "&/" else (_GAP,)
         forms = [form + gap + word for form in forms for gap in gaps]
     return forms
@@ -284,8 +304,11 @@ def _lookup(tables: Mapping[str, Mapping[str, tuple[str, ...]]]) -> dict[str, Ma
 
 
 _NUMBER = r"(?:\d+\s+\d+/\d+|\d+/\d+|\d*\.\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+)"
-# _NUMBER once its first character is read: the same alternatives in the same order, less that character.
-_NUMBER_AFTER_FIRST = r"(?:(?<=\.)\d+|(?<=\d)(?:\d*\s+\d+/\d+|\d*/\d+|\d*\.\d+|\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*))"
+# _NUMBER once its first character is read: the same alternatives in the same order, less that
+# character.
+_NUMBER_AFTER_FIRST = (
+    r"(?:(?<=\.)\d+|(?<=\d)(?:\d*\s+\d+/\d+|\d*/\d+|\d*\.\d+|\d{0,2}(?:,\d{3})+(?:\.\d+)?|\d*))"
+)
 
 
 @lru_cache(maxsize=1024)
@@ -334,7 +357,8 @@ _NUMBER_RE = re.compile(_NUMBER)
 
 
 def find_measures(text: str) -> list[MeasureMatch]:
-    """Every number-with-unit phrase in the text, in order (so parsers never mistake them for prices)."""
+    """Every number-with-unit phrase in the text, in order (so parsers never mistake them for
+    prices)."""
     return _measures(text, vocabulary().measure_pattern)
 
 
@@ -348,7 +372,9 @@ def find_measures_in_each(texts: Sequence[str]) -> list[list[MeasureMatch]]:
     for match in _measures(joined, vocabulary().joined_measure_pattern):
         which = bisect_right(offsets, match.start) - 1
         offset = offsets[which]
-        per_text[which].append(MeasureMatch(match.measure, match.start - offset, match.end - offset))
+        per_text[which].append(
+            MeasureMatch(match.measure, match.start - offset, match.end - offset)
+        )
     return per_text
 
 
@@ -360,7 +386,9 @@ def _measures(text: str, pattern: re.Pattern[str]) -> list[MeasureMatch]:
         if unit is None:
             continue
         values = tuple(_parse_number(n) for n in _NUMBER_RE.findall(match.group("values")))
-        matches.append(MeasureMatch(Measure(values, unit, match.group(0).strip()), match.start(), match.end()))
+        matches.append(
+            MeasureMatch(Measure(values, unit, match.group(0).strip()), match.start(), match.end())
+        )
     return matches
 
 
@@ -405,7 +433,8 @@ def _joined(texts: Sequence[str]) -> str | None:
 
 
 def _offsets(texts: Sequence[str]) -> list[int]:
-    """Where each text starts in the texts joined by JOIN: the lengths before it, plus one JOIN each."""
+    """Where each text starts in the texts joined by JOIN: the lengths before it, plus one JOIN
+    each."""
     return list(map(add, accumulate(map(len, texts[:-1]), initial=0), count()))
 
 
@@ -413,7 +442,8 @@ _ASCII_DIGITS = "0123456789"
 
 
 def _may_hold_digit(text: str) -> bool:
-    """False only when the text surely has no digit (checked fast, with substring searches, on ASCII text)."""
+    """False only when the text surely has no digit (checked fast, with substring searches, on ASCII
+    text)."""
     return not text.isascii() or any(map(text.__contains__, _ASCII_DIGITS))
 
 
@@ -431,7 +461,9 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
     for start, end, value in size_forms:
         index = bisect_right(starts, start) - 1
         offset = starts[index]
-        per_text[index].append(Mention(Facet.SIZE, value, start - offset, end - offset, text[start:end]))
+        per_text[index].append(
+            Mention(Facet.SIZE, value, start - offset, end - offset, text[start:end])
+        )
         sized.add(index)
     for start, end, owners in _phrases(_canonical(folded, joined), vocab.phrases):
         index = bisect_right(starts, start) - 1
@@ -439,7 +471,9 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
         for facet, canonical in owners:
             if facet == Facet.SIZE and any(s <= start and end <= e for s, e, _ in size_forms):
                 continue  # already read with its "size" prefix
-            per_text[index].append(_new_mention(Mention, (facet, canonical, start - offset, end - offset, phrase)))
+            per_text[index].append(
+                _new_mention(Mention, (facet, canonical, start - offset, end - offset, phrase))
+            )
     # Phrases come in order, after the size forms: only texts with those need sorting
     # (stably, so a size form stays first on a tie).
     for index in sized:
@@ -448,7 +482,8 @@ def _mentions(text: str, folded: str, starts: list[int], joined: bool) -> list[l
 
 
 def _canonical(folded: str, joined: bool) -> str:
-    """The folded text as the phrase automaton reads it (see _EDGES), with a gap added at each end."""
+    """The folded text as the phrase automaton reads it (see _EDGES), with a gap added at each
+    end."""
     if not folded.isascii():
         folded = _NON_ASCII.sub(_GAP, _OTHER_WORD_CHARACTER.sub(_OTHER_LETTER, folded))
     canonical = folded.translate(_CANONICAL_TABLES[joined])
@@ -458,7 +493,8 @@ def _canonical(folded: str, joined: bool) -> str:
 
 
 def _phrases(canonical: str, automaton: ahocorasick.Automaton) -> list[tuple[int, int, Owners]]:
-    """(start, end, owners) of each leftmost-longest phrase, in order, in the folded text's offsets."""
+    """(start, end, owners) of each leftmost-longest phrase, in order, in the folded text's
+    offsets."""
     taken: list[tuple[int, int, Owners]] = []
     # Hits come in order of their end, the longest first among those ending together.
     for edge, (length, owners) in automaton.iter(canonical, ignore_white_space=True):
@@ -500,7 +536,11 @@ def _size_mentions(folded: str, joined: bool, vocab: Vocabulary) -> list[tuple[i
     for part_start, part_end in _parts_containing(folded, ("size",), joined):
         for match in _SIZE_AFTER_WORD.finditer(folded, part_start, part_end):
             end = match.end()
-            value = canonical_size(folded[match.start("first") : end]) if match.group("second") else None
+            value = (
+                canonical_size(folded[match.start("first") : end])
+                if match.group("second")
+                else None
+            )
             if value is None:  # "size 9 wide": the second word is not part of the size
                 value, end = canonical_size(match.group("first")), match.end("first")
             if value is not None:
@@ -520,7 +560,8 @@ def _size_mentions(folded: str, joined: bool, vocab: Vocabulary) -> list[tuple[i
 
 
 def _parts_containing(text: str, needles: Sequence[str], joined: bool) -> Iterator[tuple[int, int]]:
-    """(start, end) of each text, of the texts joined (else of the one text), that holds one of the needles.
+    """(start, end) of each text, of the texts joined (else of the one text), that holds one of the
+    needles.
 
     A pattern run on one text alone (as `pattern.finditer(text, start, end)`) finds what it
     finds there in the texts joined: its lookarounds see the text's ends just as they see JOIN.
@@ -546,7 +587,8 @@ def _first_of(text: str, needles: Sequence[str], start: int) -> int:
 
 @lru_cache(maxsize=4096)  # the build asks about the same few words for every product
 def canonical_size(word: str) -> str | None:
-    """A letter size ("xl" -> "XL", "xxl" -> "2XL", "m" -> "M"), or a numeric shoe/waist size as text."""
+    """A letter size ("xl" -> "XL", "xxl" -> "2XL", "m" -> "M"), or a numeric shoe/waist size as
+    text."""
     vocab = vocabulary()
     letter = vocab.canonical(Facet.SIZE, word)
     if letter is not None:
@@ -566,7 +608,8 @@ def canonical_size(word: str) -> str | None:
 
 
 def letter_size_range(first: str, last: str) -> tuple[str, ...]:
-    """All letter sizes from first to last inclusive ("S", "5XL" -> S, M, L, ..., 5XL); empty if unknown."""
+    """All letter sizes from first to last inclusive ("S", "5XL" -> S, M, L, ..., 5XL); empty if
+    unknown."""
     order = vocabulary().letter_order
     low, high = canonical_size(first), canonical_size(last)
     if low not in order or high not in order:

@@ -8,7 +8,12 @@ from operator import attrgetter
 from ..index.features import Facets
 from ..terms import Attribute
 
-PRICE_BANDS = ((0, 25, "under $25"), (25, 50, "$25-$50"), (50, 100, "$50-$100"), (100, float("inf"), "over $100"))
+PRICE_BANDS = (
+    (0, 25, "under $25"),
+    (25, 50, "$25-$50"),
+    (50, 100, "$50-$100"),
+    (100, float("inf"), "over $100"),
+)
 
 ValuesOf = Callable[[Facets], tuple[str, ...]]
 

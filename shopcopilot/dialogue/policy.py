@@ -11,20 +11,38 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..rank.rerank import Scored
 from ..index.features import Facets, FeatureStore
+from ..rank.rerank import Scored
 from ..state.model import ShoppingState
 from ..terms import Attribute
 from .facets import values_of
 from .wording import compose_message
 
-ASKABLE = ("other", "category", "style", "color", "material", "size", "use_case", "budget", "brand", "feature")
+ASKABLE = (
+    "other",
+    "category",
+    "style",
+    "color",
+    "material",
+    "size",
+    "use_case",
+    "budget",
+    "brand",
+    "feature",
+)
 # How likely a shopper is to have an answer: most know who it is for, few know a brand.
 # Style and colour were lowered from 0.7 / 0.8 on the generated tuning sets (official +0.0015,
 # natural +0.005; generated iid natural +0.011, the other sets within +-0.0012).
 ANSWERABLE = {
-    "category": 1.0, "material": 0.8, "color": 0.6, "style": 0.5, "budget": 0.7, "size": 0.6,
-    "use_case": 0.6, "feature": 0.6, "brand": 0.3,
+    "category": 1.0,
+    "material": 0.8,
+    "color": 0.6,
+    "style": 0.5,
+    "budget": 0.7,
+    "size": 0.6,
+    "use_case": 0.6,
+    "feature": 0.6,
+    "brand": 0.3,
 }
 # One answer resolves at most a few bits, however many values there are.
 MAX_BITS = 2.5
@@ -60,29 +78,47 @@ class Decision:
 
 
 def decide(
-    state: ShoppingState, ranked: list[Scored], features: FeatureStore, turn: int,
-    top_k: int, settings: DialogueSettings = DialogueSettings(), alternatives: bool = True,
+    state: ShoppingState,
+    ranked: list[Scored],
+    features: FeatureStore,
+    turn: int,
+    top_k: int,
+    settings: DialogueSettings = DialogueSettings(),
+    alternatives: bool = True,
 ) -> Decision:
     """The turn's question, width and message; `alternatives=False` skips scoring the questions
     that cannot win (the trace shows them, a plain reply does not)."""
     pool = features.facets([s.row for s in ranked[: settings.pool]])
     last_turn = turn >= settings.max_turns
-    scores = [] if (last_turn or not settings.ask) else _question_scores(state, pool, settings, alternatives)
+    scores = (
+        []
+        if (last_turn or not settings.ask)
+        else _question_scores(state, pool, settings, alternatives)
+    )
     best = scores[0] if scores and scores[0][1] > settings.min_gain else None
     attribute = best[0] if best else None
     # Right after a change of mind the shopper has just told us what they want: show a full set.
     fresh_epoch = state.epoch > 0 and not state.shown_this_epoch()
     news = 0 if fresh_epoch else _new_requirements(state, turn)
-    width = min(top_k, settings.width) if fresh_epoch else _width(turn, attribute, top_k, settings, news)
+    width = (
+        min(top_k, settings.width)
+        if fresh_epoch
+        else _width(turn, attribute, top_k, settings, news)
+    )
     options = _options(attribute, pool) if attribute else []
     message = compose_message(state, attribute, options, min(width, len(ranked)))
     return Decision(
-        ask_attribute=attribute, message=message, width=width, options=options,
+        ask_attribute=attribute,
+        message=message,
+        width=width,
+        options=options,
         alternatives=[{"attribute": a, "score": round(s, 3)} for a, s in scores[:6]],
     )
 
 
-def _width(turn: int, attribute: str | None, top_k: int, settings: DialogueSettings, news: int) -> int:
+def _width(
+    turn: int, attribute: str | None, top_k: int, settings: DialogueSettings, news: int
+) -> int:
     narrow = turn <= settings.narrow_turns or news >= settings.rich_answer
     if attribute is None or not narrow:
         return min(top_k, settings.width)
@@ -91,22 +127,35 @@ def _width(turn: int, attribute: str | None, top_k: int, settings: DialogueSetti
 
 def _new_requirements(state: ShoppingState, turn: int) -> int:
     """How many requirements this turn's message added (values, budget, fragments)."""
-    values = sum(1 for c in state.constraints if c.source_turn == turn and c.attribute != "category")
+    values = sum(
+        1 for c in state.constraints if c.source_turn == turn and c.attribute != "category"
+    )
     return values + sum(1 for f in state.fragments if f.source_turn == turn)
 
 
-def _question_scores(state: ShoppingState, pool: list[Facets], settings: DialogueSettings,
-                     every: bool = True) -> list[tuple[str, float]]:
+def _question_scores(
+    state: ShoppingState, pool: list[Facets], settings: DialogueSettings, every: bool = True
+) -> list[tuple[str, float]]:
     """(attribute, value) of each question that may be asked, best first (ties: ASKABLE order)."""
     askable = [attribute for attribute in ASKABLE if _may_ask(state, attribute, settings)]
     scores = []
     if "other" in askable:  # first in ASKABLE: it wins its ties
-        scores.append(("other", settings.open_question_value - settings.open_question_decay * state.asked("other")))
+        scores.append(
+            (
+                "other",
+                settings.open_question_value - settings.open_question_decay * state.asked("other"),
+            )
+        )
         if not every and all(scores[0][1] >= ANSWERABLE[a] * MAX_BITS for a in askable[1:]):
             return scores  # no attribute can beat it
     for attribute in askable:
         if attribute != "other":
-            scores.append((attribute, ANSWERABLE[attribute] * min(MAX_BITS, _expected_information(attribute, pool))))
+            scores.append(
+                (
+                    attribute,
+                    ANSWERABLE[attribute] * min(MAX_BITS, _expected_information(attribute, pool)),
+                )
+            )
     scores.sort(key=lambda pair: -pair[1])
     return scores
 
@@ -121,7 +170,9 @@ def _may_ask(state: ShoppingState, attribute: str, settings: DialogueSettings) -
         open_turns = [turn for turn, asked in state.questions if asked == "other"]
         if not _specific_question_came_back_empty(state, since=open_turns[0]):
             return False
-        return len(open_turns) == 1 or _open_question_still_useful(state, settings.open_question_min_items)
+        return len(open_turns) == 1 or _open_question_still_useful(
+            state, settings.open_question_min_items
+        )
     if attribute in state.unconstrained:
         return False
     if state.asked(attribute):
@@ -132,8 +183,10 @@ def _may_ask(state: ShoppingState, attribute: str, settings: DialogueSettings) -
 
 
 def _specific_question_came_back_empty(state: ShoppingState, since: int) -> bool:
-    return any(turn > since and attribute != "other" and attribute in state.unconstrained
-               for turn, attribute in state.questions)
+    return any(
+        turn > since and attribute != "other" and attribute in state.unconstrained
+        for turn, attribute in state.questions
+    )
 
 
 def _open_question_still_useful(state: ShoppingState, min_items: int) -> bool:

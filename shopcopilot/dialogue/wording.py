@@ -19,7 +19,9 @@ QUESTIONS = {
 }
 
 
-def compose_message(state: ShoppingState, attribute: str | None, options: list[str], shown: int) -> str:
+def compose_message(
+    state: ShoppingState, attribute: str | None, options: list[str], shown: int
+) -> str:
     lead = _lead(state, shown)
     if attribute is None:
         return lead

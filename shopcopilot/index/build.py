@@ -19,7 +19,7 @@ import uuid
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import Any
@@ -99,14 +99,20 @@ def build_index(
 
 
 def _build_into(
-    work: Path, catalog_path: Path, fingerprint: str, fingerprint_parts: dict[str, Any], progress: bool
+    work: Path,
+    catalog_path: Path,
+    fingerprint: str,
+    fingerprint_parts: dict[str, Any],
+    progress: bool,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     report = LoadReport(str(catalog_path))
     workers = derive_workers(catalog_path)
     products = _write_products(work, catalog_path, report, workers, progress)
     if products == 0:
-        raise CatalogError(f"{catalog_path}: no valid products (the file is empty or every line is invalid)")
+        raise CatalogError(
+            f"{catalog_path}: no valid products (the file is empty or every line is invalid)"
+        )
     _log_problems(report)
     written = time.perf_counter()
     manifest = {
@@ -119,7 +125,7 @@ def _build_into(
             "duplicate_ids": len(report.duplicates),
         },
         "products": products,
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "build_id": uuid.uuid4().hex,  # tells two builds apart, even within one second
         "derive_workers": workers,
         "files": snapshot(work, [STORE_FILE, TANTIVY_DIR]),
@@ -132,10 +138,13 @@ def _build_into(
     return manifest
 
 
-def _write_products(work: Path, catalog_path: Path, report: LoadReport, workers: int, progress: bool) -> int:
+def _write_products(
+    work: Path, catalog_path: Path, report: LoadReport, workers: int, progress: bool
+) -> int:
     """Stream the catalog into the store and tantivy; returns how many products were written."""
     check = LineCheck(catalog_path, report)
-    # The pool forks before tantivy and the progress bar start threads: forking a threaded process is unsafe.
+    # The pool forks before tantivy and the progress bar start threads: forking a threaded process
+    # is unsafe.
     with prepare_pool(workers) as pool:
         store = StoreWriter(work / STORE_FILE)
         tantivy_writer = TantivyWriter(work / TANTIVY_DIR)
@@ -173,7 +182,8 @@ def prepare(product: Product) -> Prepared:
 
 
 def derive_workers(catalog_path: Path) -> int:
-    """Processes that parse, derive and serialise products; small catalogs are not worth starting them."""
+    """Processes that parse, derive and serialise products; small catalogs are not worth starting
+    them."""
     if catalog_path.stat().st_size < PARALLEL_MIN_BYTES:
         return 1
     return parallel_workers()
@@ -196,7 +206,8 @@ def _start_worker() -> None:
 
 
 def line_batches(path: Path) -> Iterator[tuple[int, list[str]]]:
-    """(number of the first line, the lines) of the catalog's lines, PREPARE_BATCH at a time, blank ones too."""
+    """(number of the first line, the lines) of the catalog's lines, PREPARE_BATCH at a time, blank
+    ones too."""
     with open_text(path) as handle:
         first = 1
         while batch := list(itertools.islice(handle, PREPARE_BATCH)):
@@ -207,7 +218,8 @@ def line_batches(path: Path) -> Iterator[tuple[int, list[str]]]:
 def prepared_lines(
     batches: Iterator[tuple[int, list[str]]], pool: Pool | None, workers: int
 ) -> Iterator[tuple[int, Prepared | str]]:
-    """(line number, the line's product prepared or why the line is invalid), in catalog order; blank lines skipped.
+    """(line number, the line's product prepared or why the line is invalid), in catalog order;
+    blank lines skipped.
 
     The main process only reads lines and writes rows: parsing, deriving and serialising
     run in the pool, which gets raw lines and returns strings, both cheap to pass.

@@ -46,14 +46,23 @@ RECENT_SEARCHES = 512  # row answers kept for repeated searches
 SEARCH_HELPERS = 2  # threads running a turn's second and third searches (a brand, the quotes)
 
 # Each back end ranks with its own defaults: fts5 reproduces the starter as it was.
-BACKEND_WEIGHTS: dict[str, Mapping[str, float]] = {"tantivy": DEFAULT_WEIGHTS, "fts5": STARTER_WEIGHTS}
+BACKEND_WEIGHTS: dict[str, Mapping[str, float]] = {
+    "tantivy": DEFAULT_WEIGHTS,
+    "fts5": STARTER_WEIGHTS,
+}
 
 
 class SearchBackend(Protocol):
     name: str
 
     def ranked_rows(
-        self, query: Query, *, limit: int, offset: int, filters: Filters, weights: Mapping[str, float]
+        self,
+        query: Query,
+        *,
+        limit: int,
+        offset: int,
+        filters: Filters,
+        weights: Mapping[str, float],
     ) -> RowHits: ...
 
     def count(self, query: Query, *, filters: Filters, weights: Mapping[str, float]) -> int: ...
@@ -63,7 +72,9 @@ def index_root() -> Path:
     return paths.cache_dir() / "index"
 
 
-def open_index(catalog_path: str | Path | None = None, *, rebuild: bool = False, progress: bool = True) -> CatalogIndex:
+def open_index(
+    catalog_path: str | Path | None = None, *, rebuild: bool = False, progress: bool = True
+) -> CatalogIndex:
     """The index of `catalog_path` (None: the default synthetic catalog), built on first use.
 
     A missing, stale or damaged index is rebuilt (with a warning for the last
@@ -97,7 +108,9 @@ def fingerprint_parts(catalog_sha: str) -> dict[str, Any]:
     }
 
 
-def _open_existing(folder: Path, catalog: Path, progress: bool, *, announce: bool) -> CatalogIndex | None:
+def _open_existing(
+    folder: Path, catalog: Path, progress: bool, *, announce: bool
+) -> CatalogIndex | None:
     if not folder.exists():
         return None
     try:
@@ -138,7 +151,9 @@ def prune_other_versions(root: Path | None = None, *, dry_run: bool = False) -> 
     touched; a process of an older version still reading one loses it (run this when none is).
     """
     root = root or index_root()
-    same_code = {key: value for key, value in fingerprint_parts("").items() if key != "catalog_sha256"}
+    same_code = {
+        key: value for key, value in fingerprint_parts("").items() if key != "catalog_sha256"
+    }
     doomed = []
     for folder in sorted(p for p in root.glob("*") if p.is_dir()):
         name = folder.name.lstrip(".").split(".")[0]
@@ -156,7 +171,9 @@ def prune_other_versions(root: Path | None = None, *, dry_run: bool = False) -> 
 
 def _built_by_other_code(folder: Path, same_code: dict[str, Any]) -> bool:
     try:
-        parts = dict(json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))["fingerprint_parts"])
+        parts = dict(
+            json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))["fingerprint_parts"]
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return True  # no readable manifest: never opened as it is
     parts.pop("catalog_sha256", None)
@@ -167,14 +184,22 @@ class CatalogIndex:
     """A built index: the product store plus the search back ends over it. Read-only."""
 
     def __init__(
-        self, folder: Path, catalog_path: Path, manifest: dict[str, Any], store: ProductStore, *, progress: bool
+        self,
+        folder: Path,
+        catalog_path: Path,
+        manifest: dict[str, Any],
+        store: ProductStore,
+        *,
+        progress: bool,
     ) -> None:
         self.path = folder
         self.catalog_path = catalog_path
         self.manifest = manifest
         self.store = store
         self.progress = progress  # show a bar if a lazy back end has to be built
-        self._backends: dict[str, SearchBackend] = {"tantivy": TantivyBackend(folder / "tantivy", store)}
+        self._backends: dict[str, SearchBackend] = {
+            "tantivy": TantivyBackend(folder / "tantivy", store)
+        }
         # A conversation repeats searches (an unchanged quote list, a "no preference" turn); the
         # index never changes, so a repeated search can reuse its answer.
         self._recent: OrderedDict[tuple[Any, ...], RowHits] = OrderedDict()
@@ -192,7 +217,9 @@ class CatalogIndex:
         store = ProductStore(folder / "store.sqlite")
         if len(store) != manifest["products"]:
             expected = manifest["products"]
-            raise CorruptIndexError(f"{folder}: store holds {len(store)} products, manifest says {expected}")
+            raise CorruptIndexError(
+                f"{folder}: store holds {len(store)} products, manifest says {expected}"
+            )
         return cls(folder, Path(catalog_path), manifest, store, progress=progress)
 
     @property
@@ -213,11 +240,16 @@ class CatalogIndex:
         weights: Mapping[str, float] | None = None,
         backend: str | None = None,
     ) -> list[Hit]:
-        """Ranked hits, best first. `weights` overrides the back end's per-field defaults (0 = not searched)."""
-        found = self.search_rows(query, limit=limit, offset=offset, filters=filters, weights=weights, backend=backend)
+        """Ranked hits, best first. `weights` overrides the back end's per-field defaults (0 = not
+        searched)."""
+        found = self.search_rows(
+            query, limit=limit, offset=offset, filters=filters, weights=weights, backend=backend
+        )
         asins = self.store.asins_for_rows(found.rows)
-        return [Hit(asin, float(score), offset + position)
-                for position, (asin, score) in enumerate(zip(asins, found.scores), start=1)]
+        return [
+            Hit(asin, float(score), offset + position)
+            for position, (asin, score) in enumerate(zip(asins, found.scores, strict=True), start=1)
+        ]
 
     def search_rows(
         self,
@@ -271,14 +303,19 @@ class CatalogIndex:
             return []
         (query, limit), rest = requests[0], requests[1:]
         helpers = self._search_helpers() if rest else None
-        later = [helpers.submit(self.search_rows, q, limit=n, filters=filters, weights=weights) for q, n in rest]
+        later = [
+            helpers.submit(self.search_rows, q, limit=n, filters=filters, weights=weights)
+            for q, n in rest
+        ]
         first = self.search_rows(query, limit=limit, filters=filters, weights=weights)
         return [first, *(search.result() for search in later)]
 
     def _search_helpers(self) -> ThreadPoolExecutor:
         with self._helpers_lock:
             if self._helpers is None:
-                self._helpers = ThreadPoolExecutor(max_workers=SEARCH_HELPERS, thread_name_prefix="search")
+                self._helpers = ThreadPoolExecutor(
+                    max_workers=SEARCH_HELPERS, thread_name_prefix="search"
+                )
             return self._helpers
 
     def count(
@@ -295,10 +332,13 @@ class CatalogIndex:
         return chosen.count(as_query(query), filters=filters or NO_FILTERS, weights=weights_used)
 
     def backend(self, name: str | None = None) -> SearchBackend:
-        """A search back end by name; FTS5 is built on first use (it only serves the starter baseline)."""
+        """A search back end by name; FTS5 is built on first use (it only serves the starter
+        baseline)."""
         name = name or DEFAULT_BACKEND
         if name not in BACKENDS:
-            raise ValueError(f"unknown search back end {name!r}; choose one of {', '.join(BACKENDS)}")
+            raise ValueError(
+                f"unknown search back end {name!r}; choose one of {', '.join(BACKENDS)}"
+            )
         if name not in self._backends:
             self._backends[name] = self._open_fts5()
         return self._backends[name]
@@ -340,7 +380,10 @@ class CatalogIndex:
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
-        manifest = {"files": snapshot(self.path, [FTS5_FILE]), "build_seconds": round(time.perf_counter() - started, 3)}
+        manifest = {
+            "files": snapshot(self.path, [FTS5_FILE]),
+            "build_seconds": round(time.perf_counter() - started, 3),
+        }
         write_json_atomic(self.path / FTS5_MANIFEST_FILE, manifest)
 
     def close(self) -> None:
@@ -364,8 +407,14 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
         raise CorruptIndexError(f"{path}: missing (an interrupted or foreign build)") from exc
     except (OSError, ValueError) as exc:
         raise CorruptIndexError(f"{path}: unreadable ({exc})") from exc
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict) or "products" not in manifest:
+    if (
+        not isinstance(manifest, dict)
+        or not isinstance(manifest.get("files"), dict)
+        or "products" not in manifest
+    ):
         raise CorruptIndexError(f"{path}: not an index manifest")
     if manifest.get("fingerprint") != folder.name:
-        raise CorruptIndexError(f"{path}: built for fingerprint {manifest.get('fingerprint')!r}, not {folder.name!r}")
+        raise CorruptIndexError(
+            f"{path}: built for fingerprint {manifest.get('fingerprint')!r}, not {folder.name!r}"
+        )
     return manifest

@@ -82,10 +82,33 @@ def prune_command(dry_run: bool) -> None:
 @click.command("search")
 @click.argument("query")
 @click.option("--catalog", type=click.Path(path_type=Path), default=None, help=_CATALOG_HELP)
-@click.option("-k", "--limit", default=10, show_default=True, type=click.IntRange(min=1), help="How many hits.")
-@click.option("--offset", default=0, show_default=True, type=click.IntRange(min=0), help="Skip this many hits.")
-@click.option("--min-price", type=click.FloatRange(min=0), default=None, help="Lowest price (unpriced items kept).")
-@click.option("--max-price", type=click.FloatRange(min=0), default=None, help="Highest price (unpriced items kept).")
+@click.option(
+    "-k",
+    "--limit",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="How many hits.",
+)
+@click.option(
+    "--offset",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Skip this many hits.",
+)
+@click.option(
+    "--min-price",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Lowest price (unpriced items kept).",
+)
+@click.option(
+    "--max-price",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Highest price (unpriced items kept).",
+)
 @click.option("--department", default=None, help="Only this department, e.g. women, men, girls.")
 @click.option("--backend", type=click.Choice(BACKENDS), default=DEFAULT_BACKEND, show_default=True)
 def search_command(
@@ -111,7 +134,9 @@ def search_command(
     except ValueError as exc:  # a query the back end cannot express
         raise click.ClickException(str(exc)) from exc
     console = Console()
-    console.print(_table(index, hits, f"{len(hits)} hits for {query!r} ({backend}, {elapsed_ms:.1f} ms)"))
+    console.print(
+        _table(index, hits, f"{len(hits)} hits for {query!r} ({backend}, {elapsed_ms:.1f} ms)")
+    )
 
 
 def _table(index: CatalogIndex, hits: list[Hit], title: str) -> Table:

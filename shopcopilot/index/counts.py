@@ -62,10 +62,14 @@ def _count_store(store: Any) -> dict[str, Any]:
         ):
             path = tuple(json.loads(raw)) if raw else ()
             paths[path] = paths.get(path, 0) + count
-        brands = [name for (name,) in db.execute(
-            "SELECT DISTINCT json_extract(record, '$.store') FROM products"
-            " WHERE json_extract(record, '$.store') != ''"
-        ) if name]
+        brands = [
+            name
+            for (name,) in db.execute(
+                "SELECT DISTINCT json_extract(record, '$.store') FROM products"
+                " WHERE json_extract(record, '$.store') != ''"
+            )
+            if name
+        ]
         words = _frequent_words(db)
     finally:
         db.close()
@@ -74,8 +78,10 @@ def _count_store(store: Any) -> dict[str, Any]:
 
 def _frequent_words(db: Any, min_count: int = 3) -> list[str]:
     counts: dict[str, int] = {}
-    sql = ("SELECT json_extract(record, '$.title') || ' ' || "
-           "coalesce(json_extract(record, '$.features'), '') FROM products")
+    sql = (
+        "SELECT json_extract(record, '$.title') || ' ' || "
+        "coalesce(json_extract(record, '$.features'), '') FROM products"
+    )
     for (text,) in db.execute(sql):
         for word in set(tokens(text or "")):
             counts[word] = counts.get(word, 0) + 1

@@ -30,5 +30,6 @@ def attributes_from_dict(data: dict[str, Any]) -> attributes.Attributes:
 
 @cache
 def attributes_version() -> str:
-    """A hash of the derivation code and its vocabulary: when they change, stored attributes are stale."""
+    """A hash of the derivation code and its vocabulary: when they change, stored attributes are
+    stale."""
     return source_hash(attributes.__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 
 class CorruptIndexError(RuntimeError):
-    """An index file is unreadable; `open_index(..., rebuild=True)` or `shopcopilot index build --rebuild` fixes it."""
+    """An index file is unreadable; `open_index(..., rebuild=True)` or `shopcopilot index build
+    --rebuild` fixes it."""
 
 
 class UnsupportedQueryError(ValueError):

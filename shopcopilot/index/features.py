@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import math
+import multiprocessing
 import os
 import pickle
 from collections.abc import Iterable
@@ -176,13 +176,16 @@ class FeatureStore:
     row_of: dict[str, int] = field(default_factory=dict)
     value_id: dict[str, int] = field(default_factory=dict)
     asin_order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    _facets: dict[int, Facets] = field(default_factory=dict)  # a session asks about the same products again
+    _facets: dict[int, Facets] = field(
+        default_factory=dict
+    )  # a session asks about the same products again
     # (phrase, in lead lines?) -> row -> where the phrase first occurs (-1: nowhere). A conversation
     # tests the same requirements on mostly the same candidates every turn.
     _found: dict[tuple[bytes, bool], dict[int, int]] = field(default_factory=dict)
     _found_count: int = 0
     _postings: dict[str, Postings] = field(default_factory=dict)  # built on first use (or warm-up)
-    # (postings name, ids of a word's forms) -> their holders: conversations ask about the same words.
+    # (postings name, ids of a word's forms) -> their holders: conversations ask about the same
+    # words.
     _holders: dict[tuple[str, tuple[int, ...]], Holders] = field(default_factory=dict)
     _holders_bytes: int = 0
 
@@ -213,7 +216,8 @@ class FeatureStore:
         return self.value_names[code] if code >= 0 else None
 
     def warm_facets(self) -> None:
-        """Decode every product's facets now (about 0.3 s at 50k, in slices), if the cache holds them all."""
+        """Decode every product's facets now (about 0.3 s at 50k, in slices), if the cache holds
+        them all."""
         if len(self) > FACETS_CACHE:
             return
         for start in range(0, len(self), SLICE_ROWS):
@@ -249,7 +253,7 @@ class FeatureStore:
         if missing:
             if len(self._facets) + len(missing) > FACETS_CACHE:
                 self._facets.clear()
-            self._facets.update(zip(missing, self._decode_facets(missing)))
+            self._facets.update(zip(missing, self._decode_facets(missing), strict=True))
         return [self._facets[row] for row in rows]
 
     def find(self, key: bytes, rows: np.ndarray, lead: bool = False) -> list[int]:
@@ -268,8 +272,12 @@ class FeatureStore:
             blob, ptr = (self.lead, self.lead_ptr) if lead else (self.text, self.text_ptr)
             at = np.array(missing)
             find = blob.find
-            known.update((row, find(key, start, end))
-                         for row, start, end in zip(missing, ptr[at].tolist(), ptr[at + 1].tolist()))
+            known.update(
+                (row, find(key, start, end))
+                for row, start, end in zip(
+                    missing, ptr[at].tolist(), ptr[at + 1].tolist(), strict=True
+                )
+            )
             self._found_count += len(missing)
         return [known[row] for row in wanted]
 
@@ -280,16 +288,24 @@ class FeatureStore:
         for facet in LIST_FACETS:
             listed[facet] = values = [[] for _ in rows]
             owner, ids = self.lists[facet].gather(at)
-            for position, value_id in zip(owner.tolist(), ids.tolist()):
+            for position, value_id in zip(owner.tolist(), ids.tolist(), strict=True):
                 values[position].append(names[value_id])
-        codes = {facet: self.codes[facet][at].tolist() for facet in ("department", "closure", "leaf", "brand_name")}
-        named = {facet: [names[c] if c >= 0 else None for c in column] for facet, column in codes.items()}
+        codes = {
+            facet: self.codes[facet][at].tolist()
+            for facet in ("department", "closure", "leaf", "brand_name")
+        }
+        named = {
+            facet: [names[c] if c >= 0 else None for c in column] for facet, column in codes.items()
+        }
         prices = self.price[at].tolist()
         return [
             Facets(
                 *(tuple(listed[facet][i]) for facet in LIST_FACETS),
-                department=named["department"][i], closure=named["closure"][i], leaf=named["leaf"][i] or "",
-                brand=named["brand_name"][i], price=None if math.isnan(prices[i]) else prices[i],
+                department=named["department"][i],
+                closure=named["closure"][i],
+                leaf=named["leaf"][i] or "",
+                brand=named["brand_name"][i],
+                price=None if math.isnan(prices[i]) else prices[i],
             )
             for i in range(len(rows))
         ]
@@ -314,10 +330,16 @@ class FeatureBuilder:
         self.add_stored(product.to_record(), attributes.to_dict())
 
     def add_stored(self, record: dict[str, Any], attributes: dict[str, Any]) -> None:
-        """One product from its normalised record and its derived attributes, as the index stores them."""
+        """One product from its normalised record and its derived attributes, as the index stores
+        them."""
         store = record["store"]
-        fields = [record["title"], *record["features"], *(f"{k} {v}" for k, v in record["details"].items()),
-                  *record["description"], store]
+        fields = [
+            record["title"],
+            *record["features"],
+            *(f"{k} {v}" for k, v in record["details"].items()),
+            *record["description"],
+            store,
+        ]
         token_strings = _token_strings(fields)
         phrase_text = " | ".join(t for t in token_strings if t)
         stems = _category_stems(tuple(record["categories"]))
@@ -325,17 +347,45 @@ class FeatureBuilder:
         self._words.append(self._ids(self.word_id, set(phrase_text.split()) | stems))
         self._stems.append(self._ids(self.word_id, stems))
         self._texts.append(f" {phrase_text} ".encode("ascii"))
-        self._leads.append(_FIELD_BREAK.join(f" {t} " for t in token_strings[1 : 1 + LEAD_FEATURES]).encode("ascii"))
+        self._leads.append(
+            _FIELD_BREAK.join(f" {t} " for t in token_strings[1 : 1 + LEAD_FEATURES]).encode(
+                "ascii"
+            )
+        )
         materials = [m["name"] for m in attributes["materials"]]
-        for facet, values in zip(LIST_FACETS, (attributes["colors"], materials, attributes["sizes"],
-                                               attributes["use_cases"], attributes["styles"])):
+        for facet, values in zip(
+            LIST_FACETS,
+            (
+                attributes["colors"],
+                materials,
+                attributes["sizes"],
+                attributes["use_cases"],
+                attributes["styles"],
+            ),
+            strict=True,
+        ):
             self._lists[facet].append(self._ids(self.value_id, dict.fromkeys(values)))
         brand = attributes["brand"] or ""
-        for facet, value in zip(CODE_FACETS, (attributes["department"], attributes["closure"], attributes["leaf"],
-                                              brand.lower(), store.lower(), brand or store)):
+        for facet, value in zip(
+            CODE_FACETS,
+            (
+                attributes["department"],
+                attributes["closure"],
+                attributes["leaf"],
+                brand.lower(),
+                store.lower(),
+                brand or store,
+            ),
+            strict=True,
+        ):
             self._codes[facet].append(self._ids(self.value_id, [value])[0] if value else -1)
-        self._numbers.append((_or_nan(record["price"]), _or_nan(record["average_rating"]),
-                              math.log1p(record["rating_number"] or 0) / POPULARITY_SCALE))
+        self._numbers.append(
+            (
+                _or_nan(record["price"]),
+                _or_nan(record["average_rating"]),
+                math.log1p(record["rating_number"] or 0) / POPULARITY_SCALE,
+            )
+        )
 
     def finish(self) -> FeatureStore:
         numbers = np.array(self._numbers, dtype=np.float64).reshape(-1, 3)
@@ -413,11 +463,18 @@ def build_features(store: Any, progress: bool = False) -> FeatureStore:
     """Every product of an index store, in row order; large stores in parallel slices."""
     rows = len(store)
     workers = parallel_workers() if rows >= PARALLEL_MIN_ROWS else 1
-    slices = [(store.path, first, min(first + SLICE_ROWS, rows)) for first in range(0, rows, SLICE_ROWS)]
+    slices = [
+        (store.path, first, min(first + SLICE_ROWS, rows)) for first in range(0, rows, SLICE_ROWS)
+    ]
     parts = []
     with ExitStack() as stack:
-        # The pool forks before the progress bar starts its thread: forking a threaded process is unsafe.
-        pool = stack.enter_context(multiprocessing.get_context("fork").Pool(workers)) if workers > 1 else None
+        # The pool forks before the progress bar starts its thread: forking a threaded process is
+        # unsafe.
+        pool = (
+            stack.enter_context(multiprocessing.get_context("fork").Pool(workers))
+            if workers > 1
+            else None
+        )
         tick = stack.enter_context(progress_counter("ranking features", progress, total=rows))
         for part in pool.imap(_build_slice, slices) if pool else map(_build_slice, slices):
             parts.append(part)
@@ -466,13 +523,17 @@ def _merge_vocabulary(merged: dict[str, int], part: dict[str, int]) -> np.ndarra
 
 
 def _join_ragged(pieces: list[Ragged], maps: list[np.ndarray]) -> Ragged:
-    ids = np.concatenate([m[r.ids] for r, m in zip(pieces, maps)]).astype(np.int32)
+    ids = np.concatenate([m[r.ids] for r, m in zip(pieces, maps, strict=True)]).astype(np.int32)
     return Ragged(_join_pointers([r.ptr for r in pieces]), ids)
 
 
 def _join_codes(pieces: list[np.ndarray], maps: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate([np.where(codes >= 0, m[np.maximum(codes, 0)], -1) for codes, m in zip(pieces, maps)]
-                          ).astype(np.int32)
+    return np.concatenate(
+        [
+            np.where(codes >= 0, m[np.maximum(codes, 0)], -1)
+            for codes, m in zip(pieces, maps, strict=True)
+        ]
+    ).astype(np.int32)
 
 
 def _join_pointers(pointers: list[np.ndarray]) -> np.ndarray:
@@ -491,8 +552,22 @@ def _save(features: FeatureStore, path: Path) -> None:
     temp.replace(path)  # atomic: a concurrent reader sees the old file or the whole new one
 
 
-_STORED = ("asins", "word_id", "words", "category_stems", "text", "text_ptr", "lead", "lead_ptr", "lists",
-           "codes", "value_names", "price", "rating", "popularity")
+_STORED = (
+    "asins",
+    "word_id",
+    "words",
+    "category_stems",
+    "text",
+    "text_ptr",
+    "lead",
+    "lead_ptr",
+    "lists",
+    "codes",
+    "value_names",
+    "price",
+    "rating",
+    "popularity",
+)
 
 
 def _restore(state: dict[str, Any]) -> FeatureStore:

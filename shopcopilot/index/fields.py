@@ -36,12 +36,16 @@ STARTER_WEIGHTS: Mapping[str, float] = MappingProxyType(
 DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType({**STARTER_WEIGHTS, "attrs": 3.0})
 
 
-def resolve_weights(overrides: Mapping[str, float] | None, base: Mapping[str, float]) -> dict[str, float]:
+def resolve_weights(
+    overrides: Mapping[str, float] | None, base: Mapping[str, float]
+) -> dict[str, float]:
     """`base` with `overrides` applied; unknown fields and negative weights are errors."""
     weights = dict(base)
     for name, value in (overrides or {}).items():
         if name not in weights:
-            raise ValueError(f"unknown search field {name!r} in weights; known: {', '.join(SEARCH_FIELDS)}")
+            raise ValueError(
+                f"unknown search field {name!r} in weights; known: {', '.join(SEARCH_FIELDS)}"
+            )
         if not isinstance(value, (int, float)) or value < 0 or value != value:
             raise ValueError(f"weight for {name!r} must be a number >= 0, got {value!r}")
         weights[name] = float(value)
@@ -51,7 +55,9 @@ def resolve_weights(overrides: Mapping[str, float] | None, base: Mapping[str, fl
 def check_fields(fields: tuple[str, ...]) -> None:
     unknown = [name for name in fields if name not in SEARCH_FIELDS]
     if unknown:
-        raise ValueError(f"unknown search field(s) {', '.join(map(repr, unknown))}; known: {', '.join(SEARCH_FIELDS)}")
+        raise ValueError(
+            f"unknown search field(s) {', '.join(map(repr, unknown))}; known: {', '.join(SEARCH_FIELDS)}"
+        )
 
 
 def field_values(product: Product, attrs_text: str) -> dict[str, list[str]]:

@@ -35,7 +35,11 @@ def catalog_sha256(path: Path, cache_file: Path) -> str:
     key = str(path.resolve())
     cache = _read_cache(cache_file)
     entry = cache.get(key)
-    if isinstance(entry, dict) and entry.get("size") == stat.st_size and entry.get("mtime_ns") == stat.st_mtime_ns:
+    if (
+        isinstance(entry, dict)
+        and entry.get("size") == stat.st_size
+        and entry.get("mtime_ns") == stat.st_mtime_ns
+    ):
         cached = entry.get("sha256")
         if isinstance(cached, str) and len(cached) == 64:
             return cached
@@ -56,7 +60,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(handle, 0o644)  # mkstemp makes it private; the cache is shared like any other file
+        os.fchmod(
+            handle, 0o644
+        )  # mkstemp makes it private; the cache is shared like any other file
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump(data, out, indent=1, sort_keys=True)
         os.replace(temp, path)

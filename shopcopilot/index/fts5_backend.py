@@ -35,11 +35,15 @@ _CREATE = (
 _INSERT = f"INSERT INTO fts(rowid, {', '.join(FTS5_FIELDS)}) VALUES ({','.join('?' * (len(FTS5_FIELDS) + 1))})"
 
 
-def build_fts5(path: Path, products: Iterable[tuple[int, Product]], on_product: Callable[[], None]) -> None:
+def build_fts5(
+    path: Path, products: Iterable[tuple[int, Product]], on_product: Callable[[], None]
+) -> None:
     """Write the FTS5 table at `path`; rowids are the store rows."""
     db = sqlite3.connect(path)
     try:
-        db.execute("PRAGMA journal_mode=OFF")  # written in place of a temp file; a crash discards it
+        db.execute(
+            "PRAGMA journal_mode=OFF"
+        )  # written in place of a temp file; a crash discards it
         db.execute("PRAGMA synchronous=OFF")
         db.execute(_CREATE)
         batch: list[tuple[Any, ...]] = []
@@ -52,7 +56,9 @@ def build_fts5(path: Path, products: Iterable[tuple[int, Product]], on_product: 
                 batch.clear()
         if batch:
             db.executemany(_INSERT, batch)
-        db.execute("INSERT INTO fts(fts) VALUES ('optimize')")  # one b-tree per term: faster queries
+        db.execute(
+            "INSERT INTO fts(fts) VALUES ('optimize')"
+        )  # one b-tree per term: faster queries
         db.commit()
     finally:
         db.close()
@@ -72,17 +78,27 @@ class Fts5Backend:
             self._db.execute("ATTACH DATABASE ? AS store", (store_uri,))
             rows = self._db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
         if rows != len(store):
-            raise CorruptIndexError(f"{self.path}: FTS5 holds {rows} rows but the store holds {len(store)}")
+            raise CorruptIndexError(
+                f"{self.path}: FTS5 holds {rows} rows but the store holds {len(store)}"
+            )
 
     def ranked_rows(
-        self, query: Query, *, limit: int, offset: int, filters: Filters, weights: Mapping[str, float]
+        self,
+        query: Query,
+        *,
+        limit: int,
+        offset: int,
+        filters: Filters,
+        weights: Mapping[str, float],
     ) -> RowHits:
         plan = _plan(query, weights)
         if plan is None or limit == 0:
             return RowHits.empty()
         rank = f"bm25(fts, {', '.join('?' * len(FTS5_FIELDS))})"
         where, params = _where(plan, filters)
-        sql = f"SELECT fts.rowid, {rank} AS s FROM fts {where} ORDER BY s, fts.rowid LIMIT ? OFFSET ?"
+        sql = (
+            f"SELECT fts.rowid, {rank} AS s FROM fts {where} ORDER BY s, fts.rowid LIMIT ? OFFSET ?"
+        )
         all_params = [weights[name] for name in FTS5_FIELDS] + params + [limit, offset]
         with self._lock, sqlite_errors_as_corruption(self.path):
             found = self._db.execute(sql, all_params).fetchall()
@@ -103,7 +119,8 @@ class Fts5Backend:
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """FTS5 MATCH strings: `ranked` scores every positive phrase once; `required` (if any) filters."""
+    """FTS5 MATCH strings: `ranked` scores every positive phrase once; `required` (if any)
+    filters."""
 
     ranked: str
     required: str | None
@@ -125,7 +142,9 @@ def _plan(query: Query, weights: Mapping[str, float]) -> _Plan | None:
                 f"{clause.boost} (use the tantivy back end for per-clause boosts)"
             )
         if "attrs" in clause.fields:
-            raise UnsupportedQueryError(f"the fts5 back end has no 'attrs' column; clause {clause.text!r} asks for it")
+            raise UnsupportedQueryError(
+                f"the fts5 back end has no 'attrs' column; clause {clause.text!r} asks for it"
+            )
         columns = [name for name in (clause.fields or FTS5_FIELDS) if weights[name] > 0]
         words = clause.words
         if not columns or not words:
@@ -134,7 +153,9 @@ def _plan(query: Query, weights: Mapping[str, float]) -> _Plan | None:
             continue
         phrases = [_quoted(" ".join(words))] if clause.phrase else [_quoted(word) for word in words]
         scoped = [_scoped(phrase, columns) for phrase in phrases]
-        {Occur.SHOULD: should, Occur.MUST: must, Occur.MUST_NOT: excluded}[clause.occur].extend(scoped)
+        {Occur.SHOULD: should, Occur.MUST: must, Occur.MUST_NOT: excluded}[clause.occur].extend(
+            scoped
+        )
     if not should and not must:
         return None
     negative = f" NOT ({' OR '.join(excluded)})" if excluded else ""

@@ -1,4 +1,5 @@
-"""Detecting damaged index files cheaply: sizes and mtimes first, content hashes when those moved."""
+"""Detecting damaged index files cheaply: sizes and mtimes first, content hashes when those
+moved."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ _IGNORED = {".tantivy-meta.lock", ".tantivy-writer.lock"}
 
 
 def snapshot(folder: Path, names: list[str]) -> dict[str, dict[str, Any]]:
-    """Size, mtime and sha256 of each named file (folders: every file inside), keyed by relative path."""
+    """Size, mtime and sha256 of each named file (folders: every file inside), keyed by relative
+    path."""
     files: dict[str, dict[str, Any]] = {}
     for name in names:
         target = folder / name

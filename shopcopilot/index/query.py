@@ -6,13 +6,12 @@ anything; `Query.parse` turns user text into the same structure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
-
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import NamedTuple
 
 from .fields import check_fields
 from .tokenize import tokens
@@ -46,16 +45,32 @@ class Clause:
         object.__setattr__(self, "occur", Occur(self.occur))
         object.__setattr__(self, "fields", tuple(self.fields))
         check_fields(self.fields)
-        if not isinstance(self.boost, (int, float)) or not math.isfinite(self.boost) or self.boost <= 0:
+        if (
+            not isinstance(self.boost, (int, float))
+            or not math.isfinite(self.boost)
+            or self.boost <= 0
+        ):
             raise ValueError(f"clause boost must be a finite number > 0, got {self.boost!r}")
         object.__setattr__(self, "words", tuple(tokens(self.text)))
 
 
-def terms(text: str, *, occur: Occur | str = Occur.SHOULD, boost: float = 1.0, fields: tuple[str, ...] = ()) -> Clause:
+def terms(
+    text: str,
+    *,
+    occur: Occur | str = Occur.SHOULD,
+    boost: float = 1.0,
+    fields: tuple[str, ...] = (),
+) -> Clause:
     return Clause(text, phrase=False, occur=Occur(occur), boost=boost, fields=fields)
 
 
-def phrase(text: str, *, occur: Occur | str = Occur.SHOULD, boost: float = 1.0, fields: tuple[str, ...] = ()) -> Clause:
+def phrase(
+    text: str,
+    *,
+    occur: Occur | str = Occur.SHOULD,
+    boost: float = 1.0,
+    fields: tuple[str, ...] = (),
+) -> Clause:
     return Clause(text, phrase=True, occur=Occur(occur), boost=boost, fields=fields)
 
 
@@ -71,7 +86,9 @@ class Query:
         object.__setattr__(self, "clauses", tuple(self.clauses))
         for clause in self.clauses:
             if not isinstance(clause, Clause):
-                raise TypeError(f"Query clauses must be Clause objects, got {type(clause).__name__}")
+                raise TypeError(
+                    f"Query clauses must be Clause objects, got {type(clause).__name__}"
+                )
 
     @classmethod
     def parse(cls, text: str, *, require_all: bool = False) -> Query:
@@ -84,7 +101,9 @@ class Query:
         pieces = _pieces(text)
         default = Occur.MUST if require_all else Occur.SHOULD
         clauses: list[Clause] = []
-        plain: list[str] = []  # optional words in a row: one clause (every back end splits it per word)
+        plain: list[
+            str
+        ] = []  # optional words in a row: one clause (every back end splits it per word)
         pending: Occur | None = None  # set by NOT / AND for the next clause
 
         def flush() -> None:
@@ -143,10 +162,20 @@ class Filters:
     def __post_init__(self) -> None:
         for name in ("min_price", "max_price"):
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0):
-                raise ValueError(f"Filters.{name} must be a finite number >= 0 or None, got {value!r}")
-        if self.min_price is not None and self.max_price is not None and self.min_price > self.max_price:
-            raise ValueError(f"Filters.min_price ({self.min_price}) is above max_price ({self.max_price})")
+            if value is not None and (
+                not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0
+            ):
+                raise ValueError(
+                    f"Filters.{name} must be a finite number >= 0 or None, got {value!r}"
+                )
+        if (
+            self.min_price is not None
+            and self.max_price is not None
+            and self.min_price > self.max_price
+        ):
+            raise ValueError(
+                f"Filters.min_price ({self.min_price}) is above max_price ({self.max_price})"
+            )
 
     @property
     def departments(self) -> tuple[str, ...]:

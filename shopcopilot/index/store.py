@@ -59,7 +59,8 @@ PRICE_COLUMN = 3  # in store_columns()
 
 
 def json_text(value: Any, floats: Iterable[float | None] = ()) -> str:
-    """`value` as JSON text that json.loads reads back equal to `value`; `floats` lists every float in it.
+    """`value` as JSON text that json.loads reads back equal to `value`; `floats` lists every float
+    in it.
 
     orjson writes it about 4x faster than the stdlib (compact, without spaces; every reader parses
     the text, none compares it). orjson cannot write three things the stdlib can, so those values
@@ -129,7 +130,9 @@ class StoreWriter:
             self._pending.clear()
 
 
-def stored_json_rows(path: Path, first: int = 0, last: int | None = None) -> Iterator[tuple[str, str]]:
+def stored_json_rows(
+    path: Path, first: int = 0, last: int | None = None
+) -> Iterator[tuple[str, str]]:
     """(record JSON, attributes JSON) of the products at positions first..last-1 in row order,
     undecoded (safe in a forked worker)."""
     # Rows are numbered 1, 2, ... in insertion order (StoreWriter.add).
@@ -151,7 +154,9 @@ def read_only_connection(path: Path) -> sqlite3.Connection:
     """A connection that never writes or locks: the file is immutable once built."""
     if not path.is_file():
         raise CorruptIndexError(f"{path}: missing")
-    return sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    return sqlite3.connect(
+        f"{path.as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False
+    )
 
 
 class ProductStore:
@@ -175,7 +180,10 @@ class ProductStore:
     def __contains__(self, parent_asin: object) -> bool:
         if not isinstance(parent_asin, str):
             return False
-        return self._fetch_one("SELECT 1 FROM products WHERE parent_asin = ?", (parent_asin,)) is not None
+        return (
+            self._fetch_one("SELECT 1 FROM products WHERE parent_asin = ?", (parent_asin,))
+            is not None
+        )
 
     def get(self, parent_asin: str) -> Product | None:
         return self._product(parent_asin)
@@ -194,12 +202,17 @@ class ProductStore:
                 out[asin] = product_from_record(json.loads(found[asin][1]))
         return out
 
-    def get_many_with_attributes(self, parent_asins: Iterable[str]) -> dict[str, tuple[Product, Any]]:
+    def get_many_with_attributes(
+        self, parent_asins: Iterable[str]
+    ) -> dict[str, tuple[Product, Any]]:
         """(Product, Attributes) of the known products among `parent_asins`, in one query."""
         wanted = list(dict.fromkeys(parent_asins))
         found = self._select_by_asin("parent_asin, record, attributes", wanted)
         return {
-            asin: (product_from_record(json.loads(found[asin][1])), attributes_from_dict(json.loads(found[asin][2])))
+            asin: (
+                product_from_record(json.loads(found[asin][1])),
+                attributes_from_dict(json.loads(found[asin][2])),
+            )
             for asin in wanted
             if asin in found
         }
@@ -215,7 +228,9 @@ class ProductStore:
 
     def ids(self) -> list[str]:
         """Every parent_asin, in catalog order."""
-        return [asin for (asin,) in self._fetch_all("SELECT parent_asin FROM products ORDER BY row", ())]
+        return [
+            asin for (asin,) in self._fetch_all("SELECT parent_asin FROM products ORDER BY row", ())
+        ]
 
     def asins_for_rows(self, rows: Sequence[int]) -> list[str]:
         """parent_asins of store rows (the tantivy back end's doc keys), in the order given."""
@@ -227,14 +242,19 @@ class ProductStore:
         """A search hit outside 1..len(store) means the back end and the store disagree."""
         if rows and not (min(rows) >= 1 and max(rows) <= self._count):
             missing = [row for row in rows if not 1 <= row <= self._count]
-            raise CorruptIndexError(f"{self.path}: search returned rows {missing[:5]} that the store does not hold")
+            raise CorruptIndexError(
+                f"{self.path}: search returned rows {missing[:5]} that the store does not hold"
+            )
 
     def _asin_by_row(self) -> list[str]:
-        # Every search maps rows to ids; one list in memory (about 3 MB at 50k) beats a query per search.
+        # Every search maps rows to ids; one list in memory (about 3 MB at 50k) beats a query per
+        # search.
         if self._rows is None:
             # Ordered by parent_asin so SQLite reads only its unique index (which holds the row):
             # a few MB instead of every record, about 6x faster on a cold start.
-            pairs = self._fetch_all("SELECT row, parent_asin FROM products ORDER BY parent_asin", ())
+            pairs = self._fetch_all(
+                "SELECT row, parent_asin FROM products ORDER BY parent_asin", ()
+            )
             by_row = [""] * (max((row for row, _ in pairs), default=0) + 1)
             for row, asin in pairs:
                 by_row[row] = asin
@@ -254,7 +274,9 @@ class ProductStore:
         return None if row is None else product_from_record(json.loads(row[0]))
 
     def _load_attributes(self, parent_asin: str) -> Any | None:
-        row = self._fetch_one("SELECT attributes FROM products WHERE parent_asin = ?", (parent_asin,))
+        row = self._fetch_one(
+            "SELECT attributes FROM products WHERE parent_asin = ?", (parent_asin,)
+        )
         return None if row is None else attributes_from_dict(json.loads(row[0]))
 
     def _select_by_asin(self, columns: str, asins: list[str]) -> dict[str, tuple[Any, ...]]:

@@ -29,7 +29,9 @@ TERM_CACHE_SIZE = 200_000
 def build_schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     for name in SEARCH_FIELDS:
-        builder.add_text_field(name, stored=False, tokenizer_name="default", index_option="position")
+        builder.add_text_field(
+            name, stored=False, tokenizer_name="default", index_option="position"
+        )
     builder.add_unsigned_field("row", stored=False, indexed=False, fast=True)
     builder.add_float_field("price", stored=False, indexed=False, fast=True)
     builder.add_text_field("department", stored=False, tokenizer_name="raw", index_option="basic")
@@ -37,7 +39,8 @@ def build_schema() -> tantivy.Schema:
 
 
 def document_json(product: Product, derived: Derived) -> str:
-    """A product's tantivy document without its row number, as JSON (made in the build's workers)."""
+    """A product's tantivy document without its row number, as JSON (made in the build's
+    workers)."""
     texts = field_values(product, derived.search_text)
     doc: dict[str, object] = {name: values for name, values in texts.items() if values}
     if product.price is not None and math.isfinite(product.price):
@@ -58,7 +61,9 @@ class TantivyWriter:
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True)
         self._schema = build_schema()
-        self._index = tantivy.Index(self._schema, path=str(folder), reuse=False, sort_by_field="row")
+        self._index = tantivy.Index(
+            self._schema, path=str(folder), reuse=False, sort_by_field="row"
+        )
         self._writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
 
     def add(self, row: int, document: str, price: float | None) -> None:
@@ -102,7 +107,13 @@ class TantivyBackend:
             )
 
     def ranked_rows(
-        self, query: Query, *, limit: int, offset: int, filters: Filters, weights: Mapping[str, float]
+        self,
+        query: Query,
+        *,
+        limit: int,
+        offset: int,
+        filters: Filters,
+        weights: Mapping[str, float],
     ) -> RowHits:
         compiled = self._compile(query, filters, weights)
         if compiled is None or limit == 0:
@@ -119,49 +130,68 @@ class TantivyBackend:
             return 0
         return self._searcher.search(compiled, limit=1, count=True).count
 
-    def _compile(self, query: Query, filters: Filters, weights: Mapping[str, float]) -> tantivy.Query | None:
+    def _compile(
+        self, query: Query, filters: Filters, weights: Mapping[str, float]
+    ) -> tantivy.Query | None:
         """The text query AND the filters, or None when nothing can match."""
         text = self._text_query(query, weights)
         if text is None:
             return None
         if filters.is_empty:
             return text
-        return tantivy.Query.boolean_query([(tantivy.Occur.Must, text), *self._filter_clauses(filters)])
+        return tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, text), *self._filter_clauses(filters)]
+        )
 
     def _text_query(self, query: Query, weights: Mapping[str, float]) -> tantivy.Query | None:
         """One flat boolean query: optional (field, word) terms are summed in a single union,
         which tantivy scores about twice as fast as one nested group per word."""
-        optional: dict[tuple[str, str], float] = defaultdict(float)  # repeated words add up their boosts
+        optional: dict[tuple[str, str], float] = defaultdict(
+            float
+        )  # repeated words add up their boosts
         grouped: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        field_boosts: dict[tuple[tuple[str, ...], float], dict[str, float]] = {}  # parsed text: a clause a word
+        field_boosts: dict[
+            tuple[tuple[str, ...], float], dict[str, float]
+        ] = {}  # parsed text: a clause a word
         for clause in query.clauses:
             boosts = field_boosts.get((clause.fields, clause.boost))
             if boosts is None:
                 fields = [name for name in (clause.fields or SEARCH_FIELDS) if weights[name] > 0]
                 boosts = field_boosts[(clause.fields, clause.boost)] = {
-                    name: weights[name] * clause.boost for name in fields}
+                    name: weights[name] * clause.boost for name in fields
+                }
             if not boosts or not clause.words:
                 if clause.occur is Occur.MUST:
                     return None  # a required clause that no searched field can satisfy
                 continue
             if clause.occur is Occur.MUST_NOT:
-                grouped += [(tantivy.Occur.MustNot, self._term(word, name)) for word in clause.words for name in fields]
+                grouped += [
+                    (tantivy.Occur.MustNot, self._term(word, name))
+                    for word in clause.words
+                    for name in fields
+                ]
             elif clause.phrase and len(clause.words) > 1:
-                per_field = [_boosted(self._phrase(clause.words, name), boost) for name, boost in boosts.items()]
+                per_field = [
+                    _boosted(self._phrase(clause.words, name), boost)
+                    for name, boost in boosts.items()
+                ]
                 if clause.occur is Occur.MUST:
                     grouped.append((tantivy.Occur.Must, _any_of(per_field)))
                 else:
                     grouped += [(tantivy.Occur.Should, query) for query in per_field]
             elif clause.occur is Occur.MUST:
                 for word in clause.words:
-                    per_field = [self._boosted_term(word, name, boost) for name, boost in boosts.items()]
+                    per_field = [
+                        self._boosted_term(word, name, boost) for name, boost in boosts.items()
+                    ]
                     grouped.append((tantivy.Occur.Must, _any_of(per_field)))
             else:
                 for word in clause.words:
                     for name, boost in boosts.items():
                         optional[(name, word)] += boost
         subqueries = grouped + [
-            (tantivy.Occur.Should, self._boosted_term(word, name, boost)) for (name, word), boost in optional.items()
+            (tantivy.Occur.Should, self._boosted_term(word, name, boost))
+            for (name, word), boost in optional.items()
         ]
         if all(occur is tantivy.Occur.MustNot for occur, _ in subqueries):
             return None
@@ -185,23 +215,34 @@ class TantivyBackend:
         return tantivy.Query.phrase_query(self._schema, field_name, list(words))
 
     def _filter_clauses(self, filters: Filters) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-        """Filters as clauses that never change the score: exclusions, or required zero-score matches."""
+        """Filters as clauses that never change the score: exclusions, or required zero-score
+        matches."""
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         price = tantivy.FieldType.Float
         if filters.min_price is not None:
             below = tantivy.Query.range_query(
-                self._schema, "price", price, upper_bound=float(filters.min_price), include_upper=False
+                self._schema,
+                "price",
+                price,
+                upper_bound=float(filters.min_price),
+                include_upper=False,
             )
             clauses.append((tantivy.Occur.MustNot, below))
         if filters.max_price is not None:
             above = tantivy.Query.range_query(
-                self._schema, "price", price, lower_bound=float(filters.max_price), include_lower=False
+                self._schema,
+                "price",
+                price,
+                lower_bound=float(filters.max_price),
+                include_lower=False,
             )
             clauses.append((tantivy.Occur.MustNot, above))
         if filters.limits_price and not filters.include_missing_price:
             clauses.append((tantivy.Occur.Must, _zero_score(tantivy.Query.exists_query("price"))))
         if filters.departments:
-            departments = tantivy.Query.term_set_query(self._schema, "department", list(filters.departments))
+            departments = tantivy.Query.term_set_query(
+                self._schema, "department", list(filters.departments)
+            )
             clauses.append((tantivy.Occur.Must, _zero_score(departments)))
         return clauses
 

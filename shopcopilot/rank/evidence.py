@@ -16,9 +16,9 @@ from functools import lru_cache
 import numpy as np
 
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
-from ..state.model import Constraint, Fragment
-from ..index.text import F_PLURALS, STOPWORDS, stem, tokens
 from ..index.features import FeatureStore
+from ..index.text import F_PLURALS, STOPWORDS, stem, tokens
+from ..state.model import Constraint, Fragment
 
 
 @lru_cache(maxsize=100_000)
@@ -37,8 +37,13 @@ _F_PLURAL_OF = {singular: (plural,) for plural, singular in F_PLURALS.items()}
 class Batch:
     """One turn's candidates (rows of the feature store) and which asked-about words each uses."""
 
-    def __init__(self, features: FeatureStore, rows: np.ndarray, stems: Iterable[str],
-                 category_stems: Iterable[str]) -> None:
+    def __init__(
+        self,
+        features: FeatureStore,
+        rows: np.ndarray,
+        stems: Iterable[str],
+        category_stems: Iterable[str],
+    ) -> None:
         self.features, self.rows = features, rows
         self.has = _presence(features, rows, set(stems), plural_forms=True)
         self.in_category = _presence(features, rows, set(category_stems), plural_forms=False)
@@ -68,18 +73,24 @@ class Batch:
         return out
 
 
-def _presence(features: FeatureStore, rows: np.ndarray, stems: set[str], plural_forms: bool) -> dict[str, np.ndarray]:
-    """stem -> per candidate, do its words (or, without plural forms, its category stems) hold it."""
+def _presence(
+    features: FeatureStore, rows: np.ndarray, stems: set[str], plural_forms: bool
+) -> dict[str, np.ndarray]:
+    """stem -> per candidate, do its words (or, without plural forms, its category stems) hold
+    it."""
     name = "words" if plural_forms else "category_stems"
     present = {}
     for word in sorted(stems):
         forms = word_forms(word) if plural_forms else (word,)
         ids = tuple(i for i in map(features.word_id.get, forms) if i is not None)
-        present[word] = features.holders(name, ids).among(rows) if ids else np.zeros(len(rows), dtype=bool)
+        present[word] = (
+            features.holders(name, ids).among(rows) if ids else np.zeros(len(rows), dtype=bool)
+        )
     return present
 
 
 # -- requirement fragments ---------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class FragmentProbe:
@@ -143,14 +154,22 @@ def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndar
     positions = np.flatnonzero(exact)
     rows = batch.rows[positions]
     out = np.zeros(len(batch))
-    for position, start, end, found in zip(positions.tolist(), ptr[rows].tolist(), ptr[rows + 1].tolist(),
-                                           features.find(key, rows, lead=True)):
+    for position, start, end, found in zip(
+        positions.tolist(),
+        ptr[rows].tolist(),
+        ptr[rows + 1].tolist(),
+        features.find(key, rows, lead=True),
+        strict=True,
+    ):
         if found >= 0:  # lead lines are NUL-separated: the line number is the NULs before the hit
-            out[position] = 1.0 - lead.count(b"\x00", start, found) / (lead.count(b"\x00", start, end) + 1)
+            out[position] = 1.0 - lead.count(b"\x00", start, found) / (
+                lead.count(b"\x00", start, end) + 1
+            )
     return out
 
 
 # -- categories ----------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class CategoryProbe:
@@ -171,14 +190,22 @@ def category_match(probe: CategoryProbe, batch: Batch) -> np.ndarray:
     if not probe.total:
         return score
     for word, weight in probe.words:
-        score += np.where(batch.in_category[word], weight, np.where(batch.has[word], 0.3 * weight, 0.0))
+        score += np.where(
+            batch.in_category[word], weight, np.where(batch.has[word], 0.3 * weight, 0.0)
+        )
     return score / probe.total
 
 
 # -- attribute values and rejections ---------------------------------------------
 
 Check = Callable[[Batch], np.ndarray]
-_LISTED = {"size": "sizes", "width": "sizes", "use_case": "use_cases", "style": "styles", "fit": "styles"}
+_LISTED = {
+    "size": "sizes",
+    "width": "sizes",
+    "use_case": "use_cases",
+    "style": "styles",
+    "fit": "styles",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,16 +224,28 @@ def value_check(constraint: Constraint) -> PreparedCheck:
         return PreparedCheck(lambda b: _listed(b, "materials", value, soft_violation=0.5), ())
     if facet == "department":
         accepted = accepted_departments(value)
-        return PreparedCheck(lambda b: _known_code(b, "department", np.where(b.code_is("department", accepted), 1.0, -1.0)), ())
+        return PreparedCheck(
+            lambda b: _known_code(
+                b, "department", np.where(b.code_is("department", accepted), 1.0, -1.0)
+            ),
+            (),
+        )
     if facet == "closure":
-        return PreparedCheck(lambda b: _known_code(b, "closure", np.where(b.code_is("closure", (value,)), 1.0, -0.3)), ())
+        return PreparedCheck(
+            lambda b: _known_code(
+                b, "closure", np.where(b.code_is("closure", (value,)), 1.0, -0.3)
+            ),
+            (),
+        )
     if facet == "brand":
         return PreparedCheck(lambda b: np.where(_brand_is(b, value), 1.0, -0.5), ())
     stems = value_words(value)
     listed = _LISTED.get(facet)
     if listed is None:
         return PreparedCheck(lambda b: _words_present(b, stems), stems)
-    return PreparedCheck(lambda b: np.where(b.listed(listed, value), 1.0, _words_present(b, stems)), stems)
+    return PreparedCheck(
+        lambda b: np.where(b.listed(listed, value), 1.0, _words_present(b, stems)), stems
+    )
 
 
 def value_words(value: str) -> tuple[str, ...]:
@@ -219,7 +258,9 @@ def accepted_departments(wanted: str) -> frozenset[str]:
 
 
 def _listed(batch: Batch, facet: str, value: str, soft_violation: float) -> np.ndarray:
-    return np.where(batch.listed(facet, value), 1.0, np.where(batch.lists_any(facet), -soft_violation, 0.0))
+    return np.where(
+        batch.listed(facet, value), 1.0, np.where(batch.lists_any(facet), -soft_violation, 0.0)
+    )
 
 
 def _known_code(batch: Batch, facet: str, matched: np.ndarray) -> np.ndarray:
@@ -243,8 +284,13 @@ def _words_present(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
 
 def rejection_check(facet: str, value: str) -> PreparedCheck:
     """Does each product have a value the shopper turned down?"""
-    listed = {"color": "colors", "material": "materials", "use_case": "use_cases", "style": "styles",
-              "size": "sizes"}.get(facet)
+    listed = {
+        "color": "colors",
+        "material": "materials",
+        "use_case": "use_cases",
+        "style": "styles",
+        "size": "sizes",
+    }.get(facet)
     if listed is not None:
         return PreparedCheck(lambda b: b.listed(listed, value), ())
     if facet in ("department", "closure"):
@@ -257,10 +303,15 @@ def rejection_check(facet: str, value: str) -> PreparedCheck:
 
 # -- budget --------------------------------------------------------------------
 
+
 def budget_match(constraint: Constraint, batch: Batch) -> np.ndarray:
     price = batch.features.price[batch.rows]
     known = ~np.isnan(price)
-    low, high, target = constraint.data.get("min"), constraint.data.get("max"), constraint.data.get("target")
+    low, high, target = (
+        constraint.data.get("min"),
+        constraint.data.get("max"),
+        constraint.data.get("target"),
+    )
     if target is not None:
         # Closeness on a log scale: $29.99 vs $30 is a match, $60 vs $30 is not.
         ratio = np.maximum(np.where(known, price, 1.0), 0.01) / max(target, 0.01)
@@ -269,8 +320,12 @@ def budget_match(constraint: Constraint, batch: Batch) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         if low is not None:
             under = price < low
-            match = np.where(under, -np.minimum(1.0, (low - price) / max(low, 1.0) * 4 + 0.3), match)
+            match = np.where(
+                under, -np.minimum(1.0, (low - price) / max(low, 1.0) * 4 + 0.3), match
+            )
         if high is not None:
             over = price > high
-            match = np.where(over, -np.minimum(1.0, (price - high) / max(high, 1.0) * 4 + 0.3), match)
+            match = np.where(
+                over, -np.minimum(1.0, (price - high) / max(high, 1.0) * 4 + 0.3), match
+            )
     return np.where(known, match, 0.0)

@@ -12,16 +12,37 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..index.features import FeatureStore
 from ..state.model import Constraint, ShoppingState
 from ..terms import Attribute, Level
 from .evidence import (
-    Batch, CategoryProbe, PreparedCheck, budget_match, category_match, exact_phrase, fragment_coverage,
-    fragment_words, prepare_category, prepare_fragments, prominence, rejection_check, value_check,
+    Batch,
+    CategoryProbe,
+    PreparedCheck,
+    budget_match,
+    category_match,
+    exact_phrase,
+    fragment_coverage,
+    fragment_words,
+    prepare_category,
+    prepare_fragments,
+    prominence,
+    rejection_check,
+    value_check,
 )
-from ..index.features import FeatureStore
 
 LEVEL_WEIGHT = {Level.HARD: 1.0, Level.GOAL: 0.8, Level.SOFT: 0.6}
-PARTS = ("category", "fragments", "values", "budget", "rejected", "lexical", "popularity", "rating", "profile")
+PARTS = (
+    "category",
+    "fragments",
+    "values",
+    "budget",
+    "rejected",
+    "lexical",
+    "popularity",
+    "rating",
+    "profile",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +109,11 @@ def requirements(state: ShoppingState) -> Requirements:
     rejected = dict.fromkeys((r.attribute, r.value) for r in state.rejected)
     return Requirements(
         categories=tuple(prepare_category(c) for c in active if c.attribute == Attribute.CATEGORY),
-        values=tuple((c, value_check(c), LEVEL_WEIGHT.get(c.level, 0.6))
-                     for c in active if c.attribute not in ("category", "budget")),
+        values=tuple(
+            (c, value_check(c), LEVEL_WEIGHT.get(c.level, 0.6))
+            for c in active
+            if c.attribute not in ("category", "budget")
+        ),
         budgets=tuple(c for c in active if c.attribute == Attribute.BUDGET),
         rejections=tuple(rejection_check(facet, value) for facet, value in rejected),
         critical_rater=str(state.profile.get("rating_style", "")).lower() in ("critical", "mixed"),
@@ -110,7 +134,9 @@ class Columns:
     def total(self) -> np.ndarray:
         p = self.parts
         tie_breaks = p["lexical"] + p["popularity"] + p["rating"] + p["profile"]
-        return p["category"] + p["fragments"] + p["values"] + p["budget"] + p["rejected"] + tie_breaks
+        return (
+            p["category"] + p["fragments"] + p["values"] + p["budget"] + p["rejected"] + tie_breaks
+        )
 
 
 def rerank(
@@ -130,7 +156,9 @@ def rerank(
     needs = requirements(state)
     fragments = state.active_fragments()
     stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
-    batch = Batch(features, rows, stems, {word for probe in needs.categories for word, _ in probe.words})
+    batch = Batch(
+        features, rows, stems, {word for probe in needs.categories for word, _ in probe.words}
+    )
     probes = prepare_fragments(fragments, batch)
     top_lexical = float(lexical.max()) if len(lexical) else 0.0
     columns = score_columns(needs, probes, batch, lexical / (top_lexical or 1.0), weights)
@@ -142,7 +170,9 @@ def rerank(
     return ranking.explain(explain_top)
 
 
-def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray, w: RankWeights) -> Columns:
+def score_columns(
+    needs: Requirements, probes, batch: Batch, lexical: np.ndarray, w: RankWeights
+) -> Columns:
     features, rows, n = batch.features, batch.rows, len(batch)
     category_matches = [category_match(probe, batch) for probe in needs.categories]
     category = np.zeros(n)
@@ -152,8 +182,11 @@ def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray
     for probe in probes:
         strength = LEVEL_WEIGHT.get(probe.level, 0.6)
         exact = exact_phrase(probe, batch)
-        fragments += np.where(exact, w.fragment_exact * strength,
-                              w.fragment_partial * strength * fragment_coverage(probe, batch))
+        fragments += np.where(
+            exact,
+            w.fragment_exact * strength,
+            w.fragment_partial * strength * fragment_coverage(probe, batch),
+        )
         exact_matches.append(exact)
     value_matches, values = [], np.zeros(n)
     for _, check, strength in needs.values:
@@ -170,15 +203,29 @@ def score_columns(needs: Requirements, probes, batch: Batch, lexical: np.ndarray
     rating = features.rating[rows]
     usual_rating = np.where(np.isnan(rating) | (rating == 0), 3.5, rating)
     profile = (w.profile * np.nan_to_num(rating - 4.0)) if needs.critical_rater else np.zeros(n)
-    parts = dict(zip(PARTS, (
-        category, fragments, values, budget, -w.rejected * rejected_count, w.lexical * lexical,
-        w.popularity * features.popularity[rows], w.rating * (usual_rating - 3.5) / 1.5, profile,
-    )))
+    parts = dict(
+        zip(
+            PARTS,
+            (
+                category,
+                fragments,
+                values,
+                budget,
+                -w.rejected * rejected_count,
+                w.lexical * lexical,
+                w.popularity * features.popularity[rows],
+                w.rating * (usual_rating - 3.5) / 1.5,
+                profile,
+            ),
+            strict=True,
+        )
+    )
     return Columns(parts, exact_matches, category_matches, value_matches, budget_matches)
 
 
-def add_prominence(columns: Columns, probes, batch: Batch, w: RankWeights, eligible: np.ndarray,
-                   limit: int | None) -> None:
+def add_prominence(
+    columns: Columns, probes, batch: Batch, w: RankWeights, eligible: np.ndarray, limit: int | None
+) -> None:
     """Add where each quoted requirement sits among the product's lead lines. It moves a score by
     at most `w.prominence` per requirement, so it is only worked out for products that could
     still reach the best `limit` (the slow part is a text search per product)."""
@@ -191,35 +238,62 @@ def add_prominence(columns: Columns, probes, batch: Batch, w: RankWeights, eligi
         total = columns.total[eligible]
         threshold = np.partition(total, len(total) - limit)[len(total) - limit]  # the limit-th best
         needed[eligible[total + w.prominence * len(probes) >= threshold]] = True
-    for probe, exact in zip(probes, columns.exact):
+    for probe, exact in zip(probes, columns.exact, strict=True):
         columns.parts["fragments"] += w.prominence * prominence(probe, batch, exact & needed)
 
 
-def _ranked(features: FeatureStore, rows: np.ndarray, columns: Columns, needs: Requirements, probes,
-            positions: np.ndarray, limit: int | None) -> Ranking:
+def _ranked(
+    features: FeatureStore,
+    rows: np.ndarray,
+    columns: Columns,
+    needs: Requirements,
+    probes,
+    positions: np.ndarray,
+    limit: int | None,
+) -> Ranking:
     """The products at `positions` (not excluded), best first."""
     total = columns.total
     asins = features.asins
     # Best score first; equal scores in id order, so results never depend on retrieval order.
-    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))][:limit].tolist()
+    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))][
+        :limit
+    ].tolist()
     ranked_rows, scores = rows[order].tolist(), total[order].tolist()
-    ranked = [Scored(asins[row], score, row, position=i) for row, score, i in zip(ranked_rows, scores, order)]
+    ranked = [
+        Scored(asins[row], score, row, position=i)
+        for row, score, i in zip(ranked_rows, scores, order, strict=True)
+    ]
     return Ranking(ranked, lambda item: _explain(item, features, columns, needs, probes))
 
 
-def _explain(item: Scored, features: FeatureStore, columns: Columns, needs: Requirements, probes) -> None:
+def _explain(
+    item: Scored, features: FeatureStore, columns: Columns, needs: Requirements, probes
+) -> None:
     """Fill in the parts and the evidence one product matched, for its reason and the trace."""
     i = item.position
     item.parts = {name: float(column[i]) for name, column in columns.parts.items() if column[i]}
     evidence = item.evidence
     leaf = features.code_name("leaf", item.row)
-    evidence.extend(f"in {leaf or 'the category'}" for match in columns.category if match[i] >= 0.99)
-    evidence.extend(f'"{_short(probe.text)}"' for probe, exact in zip(probes, columns.exact) if exact[i])
-    evidence.extend(c.value for (c, _, _), match in zip(needs.values, columns.values) if match[i] > 0.5)
+    evidence.extend(
+        f"in {leaf or 'the category'}" for match in columns.category if match[i] >= 0.99
+    )
+    evidence.extend(
+        f'"{_short(probe.text)}"'
+        for probe, exact in zip(probes, columns.exact, strict=True)
+        if exact[i]
+    )
+    evidence.extend(
+        c.value
+        for (c, _, _), match in zip(needs.values, columns.values, strict=True)
+        if match[i] > 0.5
+    )
     price = features.price[item.row]
     if not np.isnan(price):
-        evidence.extend(f"${float(price):g} fits {c.value}"
-                        for c, match in zip(needs.budgets, columns.budgets) if match[i] > 0.5)
+        evidence.extend(
+            f"${float(price):g} fits {c.value}"
+            for c, match in zip(needs.budgets, columns.budgets, strict=True)
+            if match[i] > 0.5
+        )
 
 
 def _short(text: str, limit: int = 48) -> str:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..index.query import Filters, Query, RowHits, phrase, terms
-from ..state.model import ShoppingState
 from ..index.text import tokens
+from ..state.model import ShoppingState
 from ..terms import Attribute, Level
 
 # Phrase clauses look where the shopper's quoted requirements come from.
@@ -33,7 +33,8 @@ class RetrievalSettings:
 
 @dataclass(slots=True)
 class Candidates:
-    """Store rows worth reranking with their lexical scores (0: found by a brand or phrase query only)."""
+    """Store rows worth reranking with their lexical scores (0: found by a brand or phrase query
+    only)."""
 
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -77,7 +78,9 @@ def budget_filters(state: ShoppingState) -> Filters | None:
         low, high = constraint.data.get("min"), constraint.data.get("max")
         if low is not None or high is not None:
             # A little slack: shoppers round, and $40.99 on a "$40" budget is a near miss, not a no.
-            return Filters(min_price=low * 0.9 if low else None, max_price=high * 1.05 if high else None)
+            return Filters(
+                min_price=low * 0.9 if low else None, max_price=high * 1.05 if high else None
+            )
     return None
 
 
@@ -91,11 +94,20 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     weights = dict.fromkeys(settings.skip_fields, 0.0)
     searches = [(query, window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
-    searches += [(Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window) for c in state.active(Attribute.BRAND)]
+    searches += [
+        (Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window)
+        for c in state.active(Attribute.BRAND)
+    ]
     # Products quoting the shopper's requirements word for word, in one query.
-    phrases = tuple(phrase(f.text, fields=PHRASE_FIELDS) for f in state.active_fragments() if len(tokens(f.text)) >= 2)
+    phrases = tuple(
+        phrase(f.text, fields=PHRASE_FIELDS)
+        for f in state.active_fragments()
+        if len(tokens(f.text)) >= 2
+    )
     if phrases and settings.phrase_window:
-        searches.append((Query(phrases), min(settings.phrase_window * len(phrases), settings.max_phrase_hits)))
+        searches.append(
+            (Query(phrases), min(settings.phrase_window * len(phrases), settings.max_phrase_hits))
+        )
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     found = [main, *map(_unscored, others)]
     out.rows, out.scores = _first_of_each(found)
@@ -109,7 +121,9 @@ def _unscored(hits: RowHits) -> RowHits:
 def _first_of_each(found: list[RowHits]) -> tuple[np.ndarray, np.ndarray]:
     """All rows once, each with the score of the first search that found it."""
     if len(found) == 1:  # one search never returns a row twice
-        return np.asarray(found[0].rows, dtype=np.int64), np.asarray(found[0].scores, dtype=np.float64)
+        return np.asarray(found[0].rows, dtype=np.int64), np.asarray(
+            found[0].scores, dtype=np.float64
+        )
     rows = np.concatenate([np.asarray(hits.rows, dtype=np.int64) for hits in found])
     scores = np.concatenate([np.asarray(hits.scores, dtype=np.float64) for hits in found])
     _, first = np.unique(rows, return_index=True)

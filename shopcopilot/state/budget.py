@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 
 _DIGIT = re.compile(r"\d")
-_NUMBER = re.compile(r"(?P<cur>\$|usd\s*)?\s*(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<k>k\b)?", re.I)
+_NUMBER = re.compile(
+    r"(?P<cur>\$|usd\s*)?\s*(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<k>k\b)?", re.I
+)
 _UNIT_AFTER = re.compile(
     r"""^\s*(?:-\s*)?(?:mm|cm|m|km|in|inch|inches|"|”|''|ft|feet|foot|oz|ounces?|lbs?|pounds?|g|grams?|kg|ml|l|liters?|
     litres?|yards?|yd|%|percent|x|pcs|pieces?|pack|packs|pairs?|sets?|years?|yrs?|months?|days?|hours?|
@@ -37,14 +39,21 @@ _WEAK_MAX_BEFORE = re.compile(
     r"pay|limit(?:\s+(?:is|of))?|cap(?:\s+(?:is|of))?)\s*:?\s*$",
     re.I,
 )
-_MIN_BEFORE = re.compile(r"(over|above|more\s+than|at\s+least|minimum(?:\s+of)?|>=?|starting\s+at)\s*$", re.I)
+_MIN_BEFORE = re.compile(
+    r"(over|above|more\s+than|at\s+least|minimum(?:\s+of)?|>=?|starting\s+at)\s*$", re.I
+)
 _TARGET_BEFORE = re.compile(
-    r"(around|about|roughly|approximately|approx\.?|near|close\s+to|~|somewhere\s+around|ballpark(?:\s+of)?)\s*$",
+    r"(around|about|roughly|approximately|approx\.?|near|close\s+to|~|somewhere\s+around|"
+    r"ballpark(?:\s+of)?)\s*$",
     re.I,
 )
-_MAX_AFTER = re.compile(r"^\s*(?:dollars?|bucks?)?\s*(or\s+(?:less|under|below|cheaper)|tops|max(?:imum)?|at\s+most)\b", re.I)
+_MAX_AFTER = re.compile(
+    r"^\s*(?:dollars?|bucks?)?\s*(or\s+(?:less|under|below|cheaper)|tops|max(?:imum)?|at\s+most)\b",
+    re.I,
+)
 _RANGE = re.compile(
-    r"(?:between|from)?\s*\$?\s*(?P<a>\d+(?:\.\d+)?)\s*(?:dollars?|bucks?)?\s*(?:-|–|to|and)\s*\$?\s*(?P<b>\d+(?:\.\d+)?)",
+    r"(?:between|from)?\s*\$?\s*(?P<a>\d+(?:\.\d+)?)\s*(?:dollars?|bucks?)?\s*(?:-|–|to|"
+    r"and)\s*\$?\s*(?P<b>\d+(?:\.\d+)?)",
     re.I,
 )
 
@@ -66,7 +75,9 @@ class Budget:
         return f"~${self.target:g}" if self.target is not None else "any"
 
 
-def parse_budget(text: str, expecting_budget: bool = False, protected: tuple[str, ...] = ()) -> Budget | None:
+def parse_budget(
+    text: str, expecting_budget: bool = False, protected: tuple[str, ...] = ()
+) -> Budget | None:
     """The budget stated in `text`, if any. `protected` spans (category names) are ignored."""
     if not _DIGIT.search(text):
         return None  # every amount is read from digits; most messages have none
@@ -91,7 +102,7 @@ def _clause_budget(clause: str, expecting: bool) -> Budget | None:
     if ranged:
         return ranged
     for match in _NUMBER.finditer(clause):
-        after = clause[match.end():]
+        after = clause[match.end() :]
         if _UNIT_AFTER.match(after) and not match.group("cur"):
             continue
         explicit = bool(match.group("cur")) or bool(_CURRENCY_AFTER.match(after))
@@ -115,7 +126,7 @@ def _clause_budget(clause: str, expecting: bool) -> Budget | None:
 
 def _range(clause: str, money_clause: bool) -> Budget | None:
     for match in _RANGE.finditer(clause):
-        after = clause[match.end():]
+        after = clause[match.end() :]
         if _UNIT_AFTER.match(after):
             continue
         explicit = "$" in match.group() or bool(_CURRENCY_AFTER.match(after))

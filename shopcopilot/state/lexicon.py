@@ -31,19 +31,28 @@ MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 
 
 _BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
-# Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay whole.
+# Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay
+# whole.
 _CLAUSE_BREAK = re.compile(r"[,.;!?]\s+")
 
 
 class Lexicon:
-    def __init__(self, category_paths: Mapping[tuple[str, ...], int], brands: Iterable[str] = (),
-                 catalog_words: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        category_paths: Mapping[tuple[str, ...], int],
+        brands: Iterable[str] = (),
+        catalog_words: Iterable[str] = (),
+    ) -> None:
         self.category_idf = _category_idf(category_paths)
         self._nodes = _node_index(category_paths)
         self._ancestors = _ancestor_index(category_paths)
         self._heads = _head_nouns(category_paths)
         self.money_like_categories = tuple(
-            sorted({part for path in category_paths for part in path if "$" in part}, key=len, reverse=True)
+            sorted(
+                {part for path in category_paths for part in path if "$" in part},
+                key=len,
+                reverse=True,
+            )
         )
         self._brands = _brand_table(brands)
         self._brand_keys = sorted(self._brands)
@@ -55,7 +64,9 @@ class Lexicon:
         self._near_cache: dict[str, tuple[str, ...]] = {}
         self._longest_brand = max((len(k.split()) for k in self._brands), default=0)
         self._brand_first_words = frozenset(k.split(" ")[0] for k in self._brands)
-        self._spelling = SpellFixer(_known_words(self.category_idf, category_paths, self._brands), catalog_words)
+        self._spelling = SpellFixer(
+            _known_words(self.category_idf, category_paths, self._brands), catalog_words
+        )
 
     def fix_spelling(self, text: str) -> str:
         return self._spelling.fix(text)
@@ -65,15 +76,19 @@ class Lexicon:
         """Values named in the message, each within one clause: in "no suede. leather!" the
         catalog phrase "suede leather" is not said. Store names too, unless `brands` is False."""
         starts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text))]
-        clauses = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
-        found = [Mention(m.facet, m.value, m.start + start, m.end + start, m.text)
-                 for start, in_clause in zip(starts, find_mentions_in_each(clauses)) for m in in_clause]
+        clauses = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+        found = [
+            Mention(m.facet, m.value, m.start + start, m.end + start, m.text)
+            for start, in_clause in zip(starts, find_mentions_in_each(clauses), strict=True)
+            for m in in_clause
+        ]
         if brands:
             found += self._brand_mentions(text)
         return found
 
     def _brand_mentions(self, text: str) -> list[Mention]:
-        """Store names said in full, longest first at each word ("funny saying novelty gift ideas")."""
+        """Store names said in full, longest first at each word ("funny saying novelty gift
+        ideas")."""
         matches = list(_BRAND_WORD.finditer(text.lower()))
         words = [m.group() for m in matches]
         starts = [i for i, word in enumerate(words) if word in self._brand_first_words]
@@ -84,21 +99,26 @@ class Lexicon:
             if index < free:
                 continue  # inside a store name found already
             for width in range(min(self._longest_brand, len(words) - index), 0, -1):
-                name = " ".join(words[index:index + width])
+                name = " ".join(words[index : index + width])
                 if name in self._brands:
                     start, end = matches[index].start(), matches[index + width - 1].end()
-                    hits.append(Mention(Facet.BRAND, self._brands[name], start, end, text[start:end]))
+                    hits.append(
+                        Mention(Facet.BRAND, self._brands[name], start, end, text[start:end])
+                    )
                     free = index + width
                     break
         return hits
 
     def guess_brand(self, text: str) -> Mention | None:
-        """A brand named loosely or misspelled ("sauconey", "celersport"), for a reply about brands."""
+        """A brand named loosely or misspelled ("sauconey", "celersport"), for a reply about
+        brands."""
         words = [t for t in tokens(text) if t not in STOPWORDS and t not in KNOWN_EXTRA_SET]
         if not words or not self._brand_keys:
             return None
         query = " ".join(words)
-        best = process.extractOne(query, self._brands_near(words), scorer=fuzz.WRatio, score_cutoff=88)
+        best = process.extractOne(
+            query, self._brands_near(words), scorer=fuzz.WRatio, score_cutoff=88
+        )
         if best is None:
             return None
         return Mention(Facet.BRAND, self._brands[best[0]], 0, len(text), text)
@@ -120,8 +140,15 @@ class Lexicon:
             if len(self._near_cache) >= NEAR_CACHE_SIZE:
                 self._near_cache.clear()
             near = self._near_cache[word] = tuple(
-                found for found, _, _ in process.extract(word, self._brand_words, scorer=fuzz.ratio,
-                                                         score_cutoff=BRAND_WORD_CUTOFF, limit=None))
+                found
+                for found, _, _ in process.extract(
+                    word,
+                    self._brand_words,
+                    scorer=fuzz.ratio,
+                    score_cutoff=BRAND_WORD_CUTOFF,
+                    limit=None,
+                )
+            )
         return near
 
     # -- categories -------------------------------------------------------
@@ -153,7 +180,12 @@ class Lexicon:
 
     def _said_stems(self, text: str) -> list[str]:
         """The text's content words as stems, in order, compounds of category words split."""
-        return [key for t in tokens(text) if t not in STOPWORDS for key in (self._category_stems(t) or (stem(t),))]
+        return [
+            key
+            for t in tokens(text)
+            if t not in STOPWORDS
+            for key in (self._category_stems(t) or (stem(t),))
+        ]
 
     def names_category_node(self, text: str, by_head: bool = False) -> bool:
         """Does `text` name some category node in full ("Belts", "Wrist Watches"), not just by a
@@ -166,7 +198,6 @@ class Lexicon:
         words = set(said)
         return any(node <= words for word in words for node in self._nodes.get(word, ()))
 
-
     def narrows(self, current: Iterable[str], text: str) -> bool:
         """Does `text` name, in full, a category node below every node the `current` category
         words name ("cowboy hats" for "accessories", "loafers" for "shoes"; not "necklaces"
@@ -176,7 +207,11 @@ class Lexicon:
         # for women" names shoes (not a "Women's Shoes" node beside them).
         kind = known - DEPARTMENT_NODES
         if not kind:
-            return any(node <= said and not node <= DEPARTMENT_NODES for word in said for node in self._nodes.get(word, ()))
+            return any(
+                node <= said and not node <= DEPARTMENT_NODES
+                for word in said
+                for node in self._nodes.get(word, ())
+            )
         named = {node for word in kind for node in self._nodes.get(word, ()) if node <= kind}
         if not named:
             return False
@@ -223,7 +258,9 @@ def _head_nouns(category_paths: Mapping[tuple[str, ...], int]) -> frozenset[str]
     return frozenset(heads)
 
 
-def _ancestor_index(category_paths: Mapping[tuple[str, ...], int]) -> dict[frozenset[str], set[frozenset[str]]]:
+def _ancestor_index(
+    category_paths: Mapping[tuple[str, ...], int],
+) -> dict[frozenset[str], set[frozenset[str]]]:
     """category node -> every node above it on some path (nodes as in `_node_index`)."""
     ancestors: dict[frozenset[str], set[frozenset[str]]] = {}
     for path in category_paths:
@@ -271,27 +308,161 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
 # usage and everyday short forms), as stems -> the catalog's category stems. Used only when
 # the catalog has no category word of its own for the shopper's word.
 SHOPPER_WORDS: dict[str, tuple[str, ...]] = {
-    "trouser": ("pant",), "slack": ("pant",), "jumper": ("sweater",), "trainer": ("sneaker",),
-    "plimsoll": ("sneaker",), "runner": ("running", "shoe"), "pyjama": ("pajama",), "pjs": ("pajama",),
-    "jammy": ("pajama",), "jogger": ("sweatpant",), "tracky": ("sweatpant",), "undy": ("underwear",),
-    "knicker": ("panty",), "pantyhose": ("hosiery",), "heel": ("pump",), "stiletto": ("pump",),
-    "cami": ("camisole",), "bikini": ("swimsuit",), "cossie": ("swimsuit",), "bather": ("swimsuit",),
-    "tux": ("tuxedo",), "welly": ("rain", "boot"), "wellington": ("rain", "boot"), "slider": ("slide",),
-    "waistcoat": ("vest",), "nighty": ("nightgown",), "gown": ("dress",), "onesy": ("bodysuit",),
-    "brogue": ("oxford",), "bralette": ("bra",), "rucksack": ("backpack",), "handbag": ("purse",),
+    "trouser": ("pant",),
+    "slack": ("pant",),
+    "jumper": ("sweater",),
+    "trainer": ("sneaker",),
+    "plimsoll": ("sneaker",),
+    "runner": ("running", "shoe"),
+    "pyjama": ("pajama",),
+    "pjs": ("pajama",),
+    "jammy": ("pajama",),
+    "jogger": ("sweatpant",),
+    "tracky": ("sweatpant",),
+    "undy": ("underwear",),
+    "knicker": ("panty",),
+    "pantyhose": ("hosiery",),
+    "heel": ("pump",),
+    "stiletto": ("pump",),
+    "cami": ("camisole",),
+    "bikini": ("swimsuit",),
+    "cossie": ("swimsuit",),
+    "bather": ("swimsuit",),
+    "tux": ("tuxedo",),
+    "welly": ("rain", "boot"),
+    "wellington": ("rain", "boot"),
+    "slider": ("slide",),
+    "waistcoat": ("vest",),
+    "nighty": ("nightgown",),
+    "gown": ("dress",),
+    "onesy": ("bodysuit",),
+    "brogue": ("oxford",),
+    "bralette": ("bra",),
+    "rucksack": ("backpack",),
+    "handbag": ("purse",),
 }
 # Conversational words a shopper uses that no catalog table lists.
-KNOWN_EXTRA = (
-    "about around matters matter preference preferences requirement requirements important earlier "
-    "previous actually ignore instead rather scratch forget switch change changed thought second mean "
-    "meant sorry exploring browsing looking shopping wanted budget price cheap cheaper expensive spend "
-    "dollars bucks under below between least most something anything nothing everything features feature "
-    "quality comfortable comfort durable durability style stylish fit fits fitting looks nice pretty "
-    "daughter son wife husband mom dad mother father sister brother friend gift present birthday thanks "
-    "please sure maybe ideally preferably definitely specifically mainly mostly really honestly "
-    "color colour material fabric size brand occasion purpose kind type sort one ones pair pairs wear "
-    "wearing work working weekend everyday daily outdoor indoor weather rain snow summer winter spring fall"
-).split()
+KNOWN_EXTRA = [
+    "about",
+    "around",
+    "matters",
+    "matter",
+    "preference",
+    "preferences",
+    "requirement",
+    "requirements",
+    "important",
+    "earlier",
+    "previous",
+    "actually",
+    "ignore",
+    "instead",
+    "rather",
+    "scratch",
+    "forget",
+    "switch",
+    "change",
+    "changed",
+    "thought",
+    "second",
+    "mean",
+    "meant",
+    "sorry",
+    "exploring",
+    "browsing",
+    "looking",
+    "shopping",
+    "wanted",
+    "budget",
+    "price",
+    "cheap",
+    "cheaper",
+    "expensive",
+    "spend",
+    "dollars",
+    "bucks",
+    "under",
+    "below",
+    "between",
+    "least",
+    "most",
+    "something",
+    "anything",
+    "nothing",
+    "everything",
+    "features",
+    "feature",
+    "quality",
+    "comfortable",
+    "comfort",
+    "durable",
+    "durability",
+    "style",
+    "stylish",
+    "fit",
+    "fits",
+    "fitting",
+    "looks",
+    "nice",
+    "pretty",
+    "daughter",
+    "son",
+    "wife",
+    "husband",
+    "mom",
+    "dad",
+    "mother",
+    "father",
+    "sister",
+    "brother",
+    "friend",
+    "gift",
+    "present",
+    "birthday",
+    "thanks",
+    "please",
+    "sure",
+    "maybe",
+    "ideally",
+    "preferably",
+    "definitely",
+    "specifically",
+    "mainly",
+    "mostly",
+    "really",
+    "honestly",
+    "color",
+    "colour",
+    "material",
+    "fabric",
+    "size",
+    "brand",
+    "occasion",
+    "purpose",
+    "kind",
+    "type",
+    "sort",
+    "one",
+    "ones",
+    "pair",
+    "pairs",
+    "wear",
+    "wearing",
+    "work",
+    "working",
+    "weekend",
+    "everyday",
+    "daily",
+    "outdoor",
+    "indoor",
+    "weather",
+    "rain",
+    "snow",
+    "summer",
+    "winter",
+    "spring",
+    "fall",
+]
 
 
 def _ambiguous_word(name: str, category_words: set[str]) -> bool:
@@ -313,7 +484,9 @@ def _brand_table(brands: Iterable[str]) -> dict[str, str]:
     return table
 
 
-def usable_brands(brands: Iterable[str], category_paths: Mapping[tuple[str, ...], int]) -> list[str]:
+def usable_brands(
+    brands: Iterable[str], category_paths: Mapping[tuple[str, ...], int]
+) -> list[str]:
     """The store names safe to match in a message: several words, or one word that is not an
     everyday or catalog word. It depends on the vocabulary and on this file's rules, and takes a
     quarter second at 13k names: the index remembers it per `usable_brands_version()`."""
@@ -323,4 +496,6 @@ def usable_brands(brands: Iterable[str], category_paths: Mapping[tuple[str, ...]
 
 @cache
 def usable_brands_version() -> str:
-    return source_hash(__file__, text_module.__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH)
+    return source_hash(
+        __file__, text_module.__file__, vocabulary.__file__, vocabulary.VOCABULARY_PATH
+    )

@@ -33,9 +33,14 @@ class Constraint:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Constraint:
-        return cls(**{**data, "attribute": Attribute(data["attribute"]),
-                      "level": Level(data.get("level", Level.HARD)),
-                      "status": Status(data.get("status", Status.ACTIVE))})
+        return cls(
+            **{
+                **data,
+                "attribute": Attribute(data["attribute"]),
+                "level": Level(data.get("level", Level.HARD)),
+                "status": Status(data.get("status", Status.ACTIVE)),
+            }
+        )
 
 
 @dataclass(slots=True)
@@ -50,8 +55,13 @@ class Fragment:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Fragment:
-        return cls(**{**data, "level": Level(data.get("level", Level.SOFT)),
-                      "status": Status(data.get("status", Status.ACTIVE))})
+        return cls(
+            **{
+                **data,
+                "level": Level(data.get("level", Level.SOFT)),
+                "status": Status(data.get("status", Status.ACTIVE)),
+            }
+        )
 
 
 @dataclass(slots=True)
@@ -89,7 +99,8 @@ class ShoppingState:
     def active(self, attribute: str | None = None) -> list[Constraint]:
         """The active constraints, all or those of one attribute."""
         return [
-            c for c in self.constraints
+            c
+            for c in self.constraints
             if c.active and (attribute is None or c.attribute == attribute)
         ]
 
@@ -109,11 +120,27 @@ class ShoppingState:
         """An independent copy: what update() changes is new, shared values are immutable.
         (copy.deepcopy did the same at several times the cost, every turn.)"""
         return ShoppingState(
-            turn=self.turn, epoch=self.epoch, intent=self.intent, intent_confidence=self.intent_confidence,
-            constraints=[Constraint(attribute=c.attribute, value=c.value, level=c.level, status=c.status,
-                                    source_turn=c.source_turn, confidence=c.confidence, epoch=c.epoch,
-                                    text=c.text, data=_copied(c.data)) for c in self.constraints],
-            fragments=[Fragment(f.text, f.source_turn, f.epoch, f.level, f.status) for f in self.fragments],
+            turn=self.turn,
+            epoch=self.epoch,
+            intent=self.intent,
+            intent_confidence=self.intent_confidence,
+            constraints=[
+                Constraint(
+                    attribute=c.attribute,
+                    value=c.value,
+                    level=c.level,
+                    status=c.status,
+                    source_turn=c.source_turn,
+                    confidence=c.confidence,
+                    epoch=c.epoch,
+                    text=c.text,
+                    data=_copied(c.data),
+                )
+                for c in self.constraints
+            ],
+            fragments=[
+                Fragment(f.text, f.source_turn, f.epoch, f.level, f.status) for f in self.fragments
+            ],
             rejected=[Rejection(r.attribute, r.value, r.source_turn) for r in self.rejected],
             unconstrained=list(self.unconstrained),
             questions=list(self.questions),

@@ -11,18 +11,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .budget import Budget, parse_budget
 from ..catalog.vocabulary import Mention
+from ..index.text import STOPWORDS, stem, tokens
+from .budget import Budget, parse_budget
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
-from ..index.text import STOPWORDS, stem, tokens
 
 _NO_PREFERENCE = re.compile(
-    r"\b(no (?:real |particular |strong |additional |specific |other |more )?(?:preference|preferences|requirement)s?|"
-    r"(?:do ?n[o']?t|doesn'?t|dont|doesnt) (?:really )?(?:have (?:a|an|any) (?:\w+ )?(?:preference|requirement)|care|mind|matter)|"
-    r"doesn'?t matter|does not matter|not (?:important|picky|fussy|bothered)|whatever(?: works| you think)?|"
-    r"up to you|your call|(?:use )?your (?:own )?judg(?:e)?ment|any(?:thing|one)? (?:is|works|will do|would do)|"
-    r"either (?:way|is fine)|open to (?:anything|any)|i'?m (?:easy|flexible)|surprise me|no strong feelings|"
+    r"\b(no (?:real |particular |strong |additional |specific |other |more )?(?:preference|"
+    r"preferences|requirement)s?|"
+    r"(?:do ?n[o']?t|doesn'?t|dont|doesnt) (?:really )?(?:have (?:a|an|"
+    r"any) (?:\w+ )?(?:preference|requirement)|care|mind|matter)|"
+    r"doesn'?t matter|does not matter|not (?:important|picky|fussy|bothered)|whatever(?: works|"
+    r" you think)?|"
+    r"up to you|your call|(?:use )?your (?:own )?judg(?:e)?ment|any(?:thing|one)? (?:is|works|"
+    r"will do|would do)|"
+    r"either (?:way|is fine)|open to (?:anything|any)|i'?m (?:easy|flexible)|surprise me|"
+    r"no strong feelings|"
     r"(?:all|any) (?:\w+ )?(?:is|are) fine|not a (?:big )?deal)\b",
     re.I,
 )
@@ -32,14 +37,21 @@ _NOT_SURE = re.compile(
     re.I,
 )
 _OVERRIDE = re.compile(
-    r"\b(actually|instead|rather than|scratch (?:that|the|my)|forget (?:it|that|the|about|my)|never ?mind|"
-    r"change (?:it|that) to|change of (?:plans?|mind)|changed my mind|switch (?:it )?to|now i (?:need|want)|"
+    r"\b(actually|instead|rather than|scratch (?:that|the|my)|forget (?:it|that|the|about|my)|"
+    r"never ?mind|"
+    r"change (?:it|that) to|change of (?:plans?|mind)|changed my mind|switch (?:it )?to|"
+    r"now i (?:need|want)|"
     r"on second thought|ignore (?:my|what|the) (?:earlier|previous|last)?|make it|i (?:mean|meant)|"
-    r"not anymore|no longer|i'?d rather (?:have|look at|go with|get)|let'?s go with|wait,|correction|"
-    r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous)|on (?:further )?reflection|"
-    r"on further thought|second thoughts|come to think of it|thinking about it|having thought about it|"
-    r"let'?s switch|(?:switch|chang)(?:e|ing)? (?:it |that )?from|make (?:that|those|them)|you know what|"
-    r"different idea|new plan|change of heart|my bad|my mistake|misspoke|oops|take (?:that|it) back|"
+    r"not anymore|no longer|i'?d rather (?:have|look at|go with|get)|let'?s go with|wait,|"
+    r"correction|"
+    r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous)|"
+    r"on (?:further )?reflection|"
+    r"on further thought|second thoughts|come to think of it|thinking about it|"
+    r"having thought about it|"
+    r"let'?s switch|(?:switch|chang)(?:e|ing)? (?:it |that )?from|make (?:that|those|them)|"
+    r"you know what|"
+    r"different idea|new plan|change of heart|my bad|my mistake|misspoke|oops|take (?:that|"
+    r"it) back|"
     r"swap|scrap|ditch|(?:typed|said|wrote|put|picked|chose|gave you) (?:the |a )?wrong|was wrong|"
     r"meant to (?:say|write|type|put))\b",
     re.I,
@@ -48,15 +60,22 @@ _OVERRIDE = re.compile(
 _LEADING_CUE = re.compile(
     r"^\s*(?:(?:ah|oh|hmm+|um+|ok(?:ay)?|well|so|right|actually|sorry|no)\b[,!\s]*)*"
     r"(?:on (?:second|further) (?:thoughts?|reflection)|on reflection|come to think of it|"
-    r"thinking about it(?: (?:more|again))?|having thought about it|correction|scratch that|you know what|"
-    r"change of (?:plans?|heart)|(?:i(?:'ve)? )?changed my mind|different idea|new plan|my bad|wait)\b\s*[,:;-]?\s*",
+    r"thinking about it(?: (?:more|again))?|having thought about it|correction|scratch that|"
+    r"you know what|"
+    r"change of (?:plans?|heart)|(?:i(?:'ve)? )?changed my mind|different idea|new plan|my bad|"
+    r"wait)\b\s*[,:;-]?\s*",
     re.I,
 )
 # "switch from sweaters to hoodies": the item after "to" replaces the one after "from".
-_FROM_TO = re.compile(r"\b(?:switch|chang|mov|go)\w*\s+(?:it\s+|that\s+)?from\s+.+?\s+to\s+(?P<item>.+)$", re.I)
-# "I want it for winter", "need something for trekking": the sentence is about the use, not the item.
+_FROM_TO = re.compile(
+    r"\b(?:switch|chang|mov|go)\w*\s+(?:it\s+|that\s+)?from\s+.+?\s+to\s+(?P<item>.+)$", re.I
+)
+# "I want it for winter", "need something for trekking": the sentence is about the use, not the
+# item.
 _ABOUT_THE_USE = re.compile(
-    r"^(?:it|them|one|this|that|these|those|something|anything|stuff)\s+(?:for|to|in|on|at|when|while|with)\b", re.I
+    r"^(?:it|them|one|this|that|these|those|something|anything|stuff)\s+(?:for|to|in|on|at|when|"
+    r"while|with)\b",
+    re.I,
 )
 # "Gift hunting for a coworker", "a present for my mom": who it is for, not what it is.
 _GIFT = r"(?:gifts?|presents?)\s+"
@@ -69,33 +88,43 @@ _ITEM_END = re.compile(r"\s[-–—]\s|,\s|\s(?:with|made|that|which)\s", re.I)
 _CLEFT = re.compile(
     r"^\s*(?:(?:yeah|yes|ok(?:ay)?|well|so|right|hmm+|oh|ah|um+|actually)\b[,!\s]*)*"
     r"(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:(?:i'?m|i am|we'?re)\s+"
-    r"(?:after|looking for|searching for|shopping for|hunting for)|(?:i|we)\s+(?:need|want))\b(?:,?\s*not\b.*)?\W*$|"
+    r"(?:after|looking for|searching for|shopping for|hunting for)|(?:i|we)\s+(?:need|"
+    r"want))\b(?:,?\s*not\b.*)?\W*$|"
     r"^\s*(?P<item2>.+?)\s+(?:is|are)\s+what\s+(?:i'?m|i am|we'?re)\s+(?:after|looking for)\W*$|"
     r"^\s*(?P<item3>.+?)\s+(?:is|are)\s+what\s+(?:i|we)\s+(?:want|need)\W*$|"
     r"^\s*(?:the|my)\s+item\s+(?:is|would be)\s+(?P<item4>.+)$",
     re.I,
 )
 _BROWSING = re.compile(
-    r"\b(just (?:browsing|looking|exploring|checking)|still exploring|exploring|browsing|window shopping|"
+    r"\b(just (?:browsing|looking|exploring|checking)|still exploring|exploring|browsing|"
+    r"window shopping|"
     r"not sure what|some ideas|inspiration|see what(?:'s| is) (?:out there|available))\b",
     re.I,
 )
 # "I'm looking for X", "actually, now I need X", "switch to X": what follows names the item.
 _SEEKING = re.compile(
-    r"^\s*(?:(?:hi|hello|hey|actually|ok(?:ay)?|well|hmm+|so|oh|wait|sorry|also|and|but|no|now|then)\b[,!\s]*)*"
+    r"^\s*(?:(?:hi|hello|hey|actually|ok(?:ay)?|well|hmm+|so|oh|wait|sorry|also|and|but|no|now|"
+    r"then)\b[,!\s]*)*"
     r"(?:i'?m|i am|we'?re|we are)?\s*(?:really\s+)?"
     r"(?:looking (?:for|at)|searching for|shopping for|in the market for|hunting for|after|"
     r"(?:i|we)\s+(?:really\s+)?(?:need|want|would like|'d like)|(?:find|show|get)\s+me|"
-    r"(?:can|could|would) you (?:please )?(?:find|show|get|recommend) me(?: some| a| an)?|do you (?:have|sell|carry)|"
-    r"(?:i|we) (?:want|need|would like|'d like) to (?:buy|get|find|see)|(?:just )?browsing(?: for)?|"
-    r"switch(?:ing)? (?:it |that )?(?:over )?to|change (?:it|that) to|let'?s go with|go with|go for|"
-    r"make (?:it|that|those|them)|let'?s (?:do|try|get|see|look at|go for)|how about|what about|need|want)\s+",
+    r"(?:can|could|would) you (?:please )?(?:find|show|get|recommend) me(?: some| a| an)?|"
+    r"do you (?:have|sell|carry)|"
+    r"(?:i|we) (?:want|need|would like|'d like) to (?:buy|get|find|see)|"
+    r"(?:just )?browsing(?: for)?|"
+    r"switch(?:ing)? (?:it |that )?(?:over )?to|change (?:it|that) to|let'?s go with|go with|"
+    r"go for|"
+    r"make (?:it|that|those|them)|let'?s (?:do|try|get|see|look at|go for)|how about|what about|"
+    r"need|want)\s+",
     re.I,
 )
 _NEGATORS = re.compile(
-    r"(?:\bnot?\b|\bwithout\b|\bavoid(?:ing)?\b|\bexcept\b|\banything but\b|\bnothing\b|\bdon'?t want\b|"
-    r"\bdont want\b|\bno more\b|\bhate\b|\bnot a fan of\b|\binstead of\b|\brather than\b|\bforget\b|\bskip\b|"
-    r"\bexclude\b|\bminus\b|\bnon\b|-free\b|\bdislike\b|\b(?:stay|keep) away from\b|\bsteer clear of\b)[\w\s'-]{0,12}$",
+    r"(?:\bnot?\b|\bwithout\b|\bavoid(?:ing)?\b|\bexcept\b|\banything but\b|\bnothing\b|"
+    r"\bdon'?t want\b|"
+    r"\bdont want\b|\bno more\b|\bhate\b|\bnot a fan of\b|\binstead of\b|\brather than\b|"
+    r"\bforget\b|\bskip\b|"
+    r"\bexclude\b|\bminus\b|\bnon\b|-free\b|\bdislike\b|\b(?:stay|keep) away from\b|"
+    r"\bsteer clear of\b)[\w\s'-]{0,12}$",
     re.I,
 )
 _REJECT_SHOWN = re.compile(
@@ -108,30 +137,71 @@ _REJECT_SHOWN = re.compile(
 # "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
 # a negator; the last content word names the thing (English puts the head noun last).
 _NEGATED_WORD = re.compile(
-    r"\b(?:not|no|without|avoid|hate|dislike|skip(?: the)?|nothing(?: with| made of| in)?|(?:do ?n[o']?t|dont) want|"
+    r"\b(?:not|no|without|avoid|hate|dislike|skip(?: the)?|nothing(?: with| made of| in)?|"
+    r"(?:do ?n[o']?t|dont) want|"
     r"(?:stay|keep) away from|steer clear of)\s+"
     r"(?:any\s+|a\s+|an\s+|the\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})",
     re.I,
 )
-# A rejection said after the thing: "green? no thanks", "nylon is a no-go", "wide leg isn't my style".
+# A rejection said after the thing: "green? no thanks", "nylon is a no-go", "wide leg isn't my
+# style".
 _NEGATED_AFTER = re.compile(
-    r"[\w\s'-]{0,20}?[?!,.]?\s*(?:(?:is|are|'s)\s+(?:a\s+)?(?:no-?go|no|annoying|not (?:my|for me|my thing))|"
+    r"[\w\s'-]{0,20}?[?!,.]?\s*(?:(?:is|are|'s)\s+(?:a\s+)?(?:no-?go|no|annoying|not (?:my|for me|"
+    r"my thing))|"
     r"(?:isn'?t|aren'?t)\s+(?:my|for me)|no thanks?\b|no thank you|not for me)",
     re.I,
 )
-_PHRASE_STOP = frozenset("though please thanks either ones one anymore at all again really".split())
+_PHRASE_STOP = frozenset(
+    [
+        "though",
+        "please",
+        "thanks",
+        "either",
+        "ones",
+        "one",
+        "anymore",
+        "at",
+        "all",
+        "again",
+        "really",
+    ]
+)
 # A lead-in before a colon that is pure conversation: "what matters is: X".
 _LEADIN = re.compile(r"^[^:]{0,60}:\s*")
 _ATTRIBUTE_NAMES = {
-    "color": "color", "colour": "color", "colors": "color", "colours": "color", "shade": "color",
-    "material": "material", "materials": "material", "fabric": "material",
-    "size": "size", "sizes": "size", "sizing": "size", "fit": "size",
-    "brand": "brand", "brands": "brand", "label": "brand", "maker": "brand",
-    "price": "budget", "budget": "budget", "cost": "budget", "spend": "budget",
-    "style": "style", "styles": "style", "look": "style", "design": "style",
-    "category": "category", "type": "category", "kind": "category",
-    "feature": "feature", "features": "feature", "use": "use_case", "occasion": "use_case",
-    "activity": "use_case", "purpose": "use_case",
+    "color": "color",
+    "colour": "color",
+    "colors": "color",
+    "colours": "color",
+    "shade": "color",
+    "material": "material",
+    "materials": "material",
+    "fabric": "material",
+    "size": "size",
+    "sizes": "size",
+    "sizing": "size",
+    "fit": "size",
+    "brand": "brand",
+    "brands": "brand",
+    "label": "brand",
+    "maker": "brand",
+    "price": "budget",
+    "budget": "budget",
+    "cost": "budget",
+    "spend": "budget",
+    "style": "style",
+    "styles": "style",
+    "look": "style",
+    "design": "style",
+    "category": "category",
+    "type": "category",
+    "kind": "category",
+    "feature": "feature",
+    "features": "feature",
+    "use": "use_case",
+    "occasion": "use_case",
+    "activity": "use_case",
+    "purpose": "use_case",
 }
 
 
@@ -150,8 +220,13 @@ class Observation:
     fragments: list[str] = field(default_factory=list)
 
 
-def parse_message(message: str, lexicon: Lexicon, last_question: str | None, first_turn: bool,
-                  current_item: frozenset[str] | None = None) -> Observation:
+def parse_message(
+    message: str,
+    lexicon: Lexicon,
+    last_question: str | None,
+    first_turn: bool,
+    current_item: frozenset[str] | None = None,
+) -> Observation:
     """`current_item`: the category words of the item asked for so far (None: no item yet)."""
     obs = Observation()
     original = message.strip()
@@ -159,7 +234,9 @@ def parse_message(message: str, lexicon: Lexicon, last_question: str | None, fir
     obs.text = text
     obs.override = bool(_OVERRIDE.search(text))
     obs.browsing = True if _BROWSING.search(text) else None
-    obs.budget = parse_budget(text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories)
+    obs.budget = parse_budget(
+        text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories
+    )
     _read_no_preference(text, last_question, obs)
     _read_values(text, lexicon, obs, last_question)
     obs.negated_words = _negated_free_words(text, lexicon)
@@ -176,7 +253,7 @@ def _loose_brand_words(text: str, last_question: str | None) -> str | None:
     cues = list(_BRAND_CUE.finditer(text))
     if not cues:
         return None
-    after = _CLAUSE_END.split(text[cues[-1].end():])[0]
+    after = _CLAUSE_END.split(text[cues[-1].end() :])[0]
     words = [t for t in tokens(after) if t not in STOPWORDS]
     if not words or len(words) > MAX_BRAND_WORDS or all(map(is_english, words)):
         return None
@@ -201,7 +278,9 @@ MAX_BRAND_WORDS = 4
 
 def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: str | None) -> None:
     mentions = lexicon.mentions(text)
-    if not any(m.facet == "brand" for m in mentions) and (loose := _loose_brand_words(text, last_question)):
+    if not any(m.facet == "brand" for m in mentions) and (
+        loose := _loose_brand_words(text, last_question)
+    ):
         guess = lexicon.guess_brand(loose)
         if guess is not None and not _NO_PREFERENCE.search(text) and not _NOT_SURE.search(text):
             mentions.append(guess)
@@ -210,7 +289,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
     for mention in mentions:
         if any(start <= mention.start < end for start, end in gift_talk):
             continue  # "gift hunting" is no outdoor use
-        before = text[max(0, mention.start - 40): mention.start]
+        before = text[max(0, mention.start - 40) : mention.start]
         negated = _NEGATORS.search(before) and not _clause_break(before)
         if negated or _NEGATED_AFTER.match(text, mention.end):
             if mention.start < listed_from:
@@ -234,7 +313,7 @@ def _requirement_list_start(text: str) -> int:
 def _clause_break(before: str) -> bool:
     """A negator separated from the value by a comma/full stop does not apply to it."""
     match = _NEGATORS.search(before)
-    return match is not None and bool(re.search(r"[,.;]", before[match.start():]))
+    return match is not None and bool(re.search(r"[,.;]", before[match.start() :]))
 
 
 def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
@@ -260,20 +339,55 @@ def _head_word(phrase: str) -> str:
 
 # Words that follow "no"/"nothing" without naming a product feature.
 _NOT_A_THING = frozenset(
-    "idea clue problem problems worries worry rush hurry limit additional particular real strong specific "
-    "else way thanks need matter rules those these them that this it ones one".split()
+    [
+        "idea",
+        "clue",
+        "problem",
+        "problems",
+        "worries",
+        "worry",
+        "rush",
+        "hurry",
+        "limit",
+        "additional",
+        "particular",
+        "real",
+        "strong",
+        "specific",
+        "else",
+        "way",
+        "thanks",
+        "need",
+        "matter",
+        "rules",
+        "those",
+        "these",
+        "them",
+        "that",
+        "this",
+        "it",
+        "ones",
+        "one",
+    ]
 )
 
 
-def _read_pieces(text: str, original: str, lexicon: Lexicon, first_turn: bool, last_question: str | None,
-                 current: frozenset[str] | None, obs: Observation) -> None:
+def _read_pieces(
+    text: str,
+    original: str,
+    lexicon: Lexicon,
+    first_turn: bool,
+    last_question: str | None,
+    current: frozenset[str] | None,
+    obs: Observation,
+) -> None:
     """Split into clauses; a category statement names the item, the rest are requirement fragments
     (kept in the shopper's own spelling, which may quote the catalog verbatim)."""
     pieces, as_written = _split_pieces(text), _split_pieces(original)
     if len(pieces) != len(as_written):
         as_written = pieces
     listed_from, position = _requirement_list_start(text), 0
-    for piece, written in zip(pieces, as_written):
+    for piece, written in zip(pieces, as_written, strict=True):
         position = text.find(piece, position)
         category = _category_statement(piece, lexicon, first_turn, last_question, current, obs)
         if category and not obs.category_text:
@@ -291,8 +405,14 @@ def _only_rejected(fragment: str, obs: Observation) -> bool:
     return bool(rejected) and all(word in rejected for word in content)
 
 
-def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_question: str | None,
-                        current: frozenset[str] | None, obs: Observation) -> str:
+def _category_statement(
+    piece: str,
+    lexicon: Lexicon,
+    first_turn: bool,
+    last_question: str | None,
+    current: frozenset[str] | None,
+    obs: Observation,
+) -> str:
     """The item named by this clause, when the clause is about WHAT to buy.
 
     A clause names the item when it seeks something ("I need X"), opens the
@@ -319,11 +439,16 @@ def _category_statement(piece: str, lexicon: Lexicon, first_turn: bool, last_que
     set_aside = _sets_aside(piece, current)
     by_head = last_question == "category" or set_aside
     # Naming a new item while setting the current one aside is a change of mind, cue or not.
-    answer = last_question == "category" or ((obs.override or set_aside) and _mostly_category(body, words))
+    answer = last_question == "category" or (
+        (obs.override or set_aside) and _mostly_category(body, words)
+    )
     if answer and lexicon.names_category_node(body, by_head):
         return _item_span(body, words, lexicon)
-    if (last_question in (None, "other") and _mostly_category(body, words)
-            and lexicon.names_category_node(body, by_head)):
+    if (
+        last_question in (None, "other")
+        and _mostly_category(body, words)
+        and lexicon.names_category_node(body, by_head)
+    ):
         if current is None or lexicon.narrows(current, body):
             obs.category_narrows = current is not None
             return _item_span(body, words, lexicon)
@@ -334,16 +459,16 @@ def _requested(piece: str) -> tuple[bool, str] | None:
     """(does the clause ask for something, what it names), without cues, chat and what it
     rejects; None when it asks for a use, not an item ("I want it for winter")."""
     cue = _LEADING_CUE.match(piece)
-    request = piece[cue.end():] if cue else piece
+    request = piece[cue.end() :] if cue else piece
     seeking = _SEEKING.match(request) or _CLEFT.match(request)
     if seeking and seeking.re is _CLEFT:
         body = next(item for item in seeking.group("item", "item2", "item3", "item4") if item)
     else:
-        body = request[seeking.end():] if seeking else _strip_leadin(request)
+        body = request[seeking.end() :] if seeking else _strip_leadin(request)
     if seeking and _ABOUT_THE_USE.match(body):
         return None
     if gift := _GIFT_FOR.match(body):  # the item may follow: "a gift for my dad: running shoes"
-        after = re.split(r"[:,]\s*", body[gift.end():], maxsplit=1)
+        after = re.split(r"[:,]\s*", body[gift.end() :], maxsplit=1)
         if len(after) < 2:
             return None
         body = after[1]
@@ -359,24 +484,29 @@ def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
         return False
     old = [m.group() for m in _NEGATED_TAIL.finditer(piece)]
     if switch := _FROM_TO.search(piece):
-        old.append(piece[switch.start(): switch.start("item")])
+        old.append(piece[switch.start() : switch.start("item")])
     return any(stem(t) in current for text in old for t in tokens(text))
 
 
 def _item_span(body: str, words: dict[str, float], lexicon: Lexicon) -> str:
     """The words that name the item: first to last category word ("women's raincoat",
     not "a women's raincoat under 60 dollars")."""
-    spans = [m.span() for m in re.finditer(r"[A-Za-z0-9][\w'&-]*", body)
-             if words.keys() & lexicon.category_tokens(m.group())]
+    spans = [
+        m.span()
+        for m in re.finditer(r"[A-Za-z0-9][\w'&-]*", body)
+        if words.keys() & lexicon.category_tokens(m.group())
+    ]
     if not spans:
         return body
     # "flats, i wear a size 9": the name ends where a description starts, unless all before it
     # is who the item is for ("a guy or a girl, thinking masks").
     described = _ITEM_END.search(body, spans[0][1])
     named = [end for _, end in spans if not described or end <= described.start()]
-    if described and all(stem(t) in DEPARTMENT_NODES for t in tokens(body[spans[0][0]: named[-1]])):
+    if described and all(
+        stem(t) in DEPARTMENT_NODES for t in tokens(body[spans[0][0] : named[-1]])
+    ):
         named = [end for _, end in spans]
-    return body[spans[0][0]: named[-1]]
+    return body[spans[0][0] : named[-1]]
 
 
 # Colours, materials, closures and sizes ("plus", "size 9 wide") describe an item, never name one.
@@ -386,7 +516,7 @@ _NOT_AN_ITEM = frozenset({"color", "material", "closure", "size", "fit", "width"
 def _without_mentions(text: str, lexicon: Lexicon) -> str:
     for mention in sorted(lexicon.mentions(text, brands=False), key=lambda m: -m.start):
         if mention.facet in _NOT_AN_ITEM:
-            text = text[: mention.start] + " " + text[mention.end:]
+            text = text[: mention.start] + " " + text[mention.end :]
     return text
 
 
@@ -398,7 +528,7 @@ def _mostly_category(text: str, words: dict[str, float]) -> bool:
 def _strip_leadin(piece: str) -> str:
     lead = _LEADIN.match(piece)
     if lead and _is_chatter(piece[: lead.end() - 1]):
-        return piece[lead.end():]
+        return piece[lead.end() :]
     return piece
 
 
@@ -424,20 +554,74 @@ def _fragment(piece: str, listed: bool = False) -> str:
 
 # What follows a negator is a rejection, not a requirement ("leather instead of suede").
 _NEGATED_TAIL = re.compile(
-    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget|skip|nothing|hate|dislike|"
-    r"(?:do ?n[o']?t|dont|i'?d) (?:want|skip)|not a fan of|(?:stay|keep) away from|steer clear of)\b(?!-)[^,;]*",
+    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget|skip|nothing|"
+    r"hate|dislike|"
+    r"(?:do ?n[o']?t|dont|i'?d) (?:want|skip)|not a fan of|(?:stay|keep) away from|"
+    r"steer clear of)\b(?!-)[^,;]*",
     re.I,
 )
 
 
 _CHATTER = STOPWORDS | {
-    "key", "requirement", "requirements", "matters", "matter", "important", "importantly", "need",
-    "care", "main", "thing", "things", "priority", "must", "essential", "crucial", "wish", "list",
-    "earlier", "previous", "ignore", "actually", "instead", "what", "is", "for", "really", "mostly",
-    "most", "top", "biggest", "honestly", "basically", "ideally", "preference", "preferences",
-    "sorry", "scratch", "change", "plan", "plans", "mind", "mean", "meant", "forget", "switch", "wait",
-    "specifically", "preferably", "second", "thought", "rather", "prefer", "after", "correction",
-    "ugh", "oops", "argh", "meh",
+    "key",
+    "requirement",
+    "requirements",
+    "matters",
+    "matter",
+    "important",
+    "importantly",
+    "need",
+    "care",
+    "main",
+    "thing",
+    "things",
+    "priority",
+    "must",
+    "essential",
+    "crucial",
+    "wish",
+    "list",
+    "earlier",
+    "previous",
+    "ignore",
+    "actually",
+    "instead",
+    "what",
+    "is",
+    "for",
+    "really",
+    "mostly",
+    "most",
+    "top",
+    "biggest",
+    "honestly",
+    "basically",
+    "ideally",
+    "preference",
+    "preferences",
+    "sorry",
+    "scratch",
+    "change",
+    "plan",
+    "plans",
+    "mind",
+    "mean",
+    "meant",
+    "forget",
+    "switch",
+    "wait",
+    "specifically",
+    "preferably",
+    "second",
+    "thought",
+    "rather",
+    "prefer",
+    "after",
+    "correction",
+    "ugh",
+    "oops",
+    "argh",
+    "meh",
 }
 
 

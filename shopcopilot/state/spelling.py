@@ -23,7 +23,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
 class SpellFixer:
-    """`targets`: words worth correcting towards; `known`: every word left alone (the catalog's own)."""
+    """`targets`: words worth correcting towards; `known`: every word left alone (the catalog's
+    own)."""
 
     def __init__(self, targets: Iterable[str], known: Iterable[str] = ()) -> None:
         choices = sorted({w.lower() for w in targets if len(w) >= 3 and w.isalpha()})
@@ -54,7 +55,11 @@ class SpellFixer:
             (choice, distance)
             for length in range(len(word) - limit, len(word) + limit + 1)
             for choice, distance, _ in process.extract(
-                word, self._by_length.get(length, ()), scorer=OSA.distance, score_cutoff=limit, limit=MAX_CANDIDATES
+                word,
+                self._by_length.get(length, ()),
+                scorer=OSA.distance,
+                score_cutoff=limit,
+                limit=MAX_CANDIDATES,
             )
         )
         # The closest MAX_CANDIDATES, alphabetical among equals.
@@ -76,9 +81,16 @@ def is_english(word: str) -> bool:
     words = _dictionary()
     if word in words or stem(word) in words:
         return True
-    for suffix, replacements in (("ing", ("", "e")), ("ed", ("", "e")), ("er", ("", "e")), ("s", ("",))):
+    for suffix, replacements in (
+        ("ing", ("", "e")),
+        ("ed", ("", "e")),
+        ("er", ("", "e")),
+        ("s", ("",)),
+    ):
         if word.endswith(suffix):
             root = word[: -len(suffix)]
-            if any(root + r in words for r in replacements) or (len(root) > 2 and root[-1] == root[-2] and root[:-1] in words):
+            if any(root + r in words for r in replacements) or (
+                len(root) > 2 and root[-1] == root[-2] and root[:-1] in words
+            ):
                 return True
     return False

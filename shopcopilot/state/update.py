@@ -5,24 +5,30 @@ from __future__ import annotations
 import re
 
 from ..catalog.vocabulary import Mention
-from .lexicon import Lexicon
+from ..index.text import stem
 from ..terms import Attribute, Facet, Level, Status
+from .lexicon import Lexicon
 from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
 from .parse import Observation, parse_message
-from ..index.text import stem
 
 # A shopper wants one of these at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({Facet.DEPARTMENT, Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.BRAND})
 # Facets that only make sense for a category; a category switch drops them.
-CATEGORY_BOUND = frozenset({Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.CLOSURE, Facet.STYLE, Facet.USE_CASE})
+CATEGORY_BOUND = frozenset(
+    {Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.CLOSURE, Facet.STYLE, Facet.USE_CASE}
+)
 
 
-def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> tuple[ShoppingState, StateDiff]:
+def update(
+    state: ShoppingState, message: str, lexicon: Lexicon, turn: int
+) -> tuple[ShoppingState, StateDiff]:
     new = state.copy()
     new.turn = turn
     item = new.active(Attribute.CATEGORY)
     current = frozenset(item[-1].data.get("words", {})) if item else None
-    obs = parse_message(message, lexicon, new.last_question(), first_turn=not new.history, current_item=current)
+    obs = parse_message(
+        message, lexicon, new.last_question(), first_turn=not new.history, current_item=current
+    )
     diff = StateDiff()
     contrasted = _contrasted_values(new, obs)
     if (obs.override or contrasted or _retracts_a_value(new, obs)) and new.history:
@@ -33,8 +39,13 @@ def update(state: ShoppingState, message: str, lexicon: Lexicon, turn: int) -> t
     category_changed = _apply_category(new, obs, lexicon, level, diff)
     if category_changed and new.history and not obs.category_narrows:
         _drop_category_bound(new, diff)  # a narrower kind of the same item keeps them
-    replaced_facets = _apply_values(new, [m for m in obs.values if (m.facet, m.value) not in contrasted],
-                                    level, obs.override, diff)
+    replaced_facets = _apply_values(
+        new,
+        [m for m in obs.values if (m.facet, m.value) not in contrasted],
+        level,
+        obs.override,
+        diff,
+    )
     replaced_facets |= _replace_contrasted(new, contrasted, diff)
     _apply_negations(new, obs, diff)
     _apply_budget(new, obs, diff)
@@ -68,7 +79,9 @@ def _update_intent(state: ShoppingState, obs: Observation, diff: StateDiff) -> N
     diff.intent = state.intent
 
 
-def _apply_category(state: ShoppingState, obs: Observation, lexicon: Lexicon, level: str, diff: StateDiff) -> bool:
+def _apply_category(
+    state: ShoppingState, obs: Observation, lexicon: Lexicon, level: str, diff: StateDiff
+) -> bool:
     words = lexicon.category_tokens(obs.category_text) if obs.category_text else {}
     if not words:
         return False
@@ -79,8 +92,13 @@ def _apply_category(state: ShoppingState, obs: Observation, lexicon: Lexicon, le
         old.status = Status.REPLACED
         diff.replaced.append(_describe(old))
     constraint = Constraint(
-        attribute=Attribute.CATEGORY, value=obs.category_text.lower(), source_turn=state.turn,
-        confidence=0.9, epoch=state.epoch, text=obs.category_text, data={"words": words},
+        attribute=Attribute.CATEGORY,
+        value=obs.category_text.lower(),
+        source_turn=state.turn,
+        confidence=0.9,
+        epoch=state.epoch,
+        text=obs.category_text,
+        data={"words": words},
     )
     state.constraints.append(constraint)
     diff.added.append(_describe(constraint))
@@ -96,23 +114,35 @@ def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
         fragment.status = Status.REPLACED
 
 
-def _apply_values(state: ShoppingState, mentions: list[Mention], level: Level, override: bool,
-                  diff: StateDiff) -> set[str]:
+def _apply_values(
+    state: ShoppingState, mentions: list[Mention], level: Level, override: bool, diff: StateDiff
+) -> set[str]:
     replaced: set[str] = set()
     new_facets = {m.facet for m in mentions}
     for facet in new_facets:
-        earlier = [c for c in state.active() if c.data.get("facet") == facet and c.source_turn < state.turn]
+        earlier = [
+            c for c in state.active() if c.data.get("facet") == facet and c.source_turn < state.turn
+        ]
         if earlier and (override or facet in SINGLE_VALUED):
             for old in earlier:
                 old.status = Status.REPLACED
                 diff.replaced.append(_describe(old))
             replaced.add(facet)
     for mention in mentions:
-        if any(c.data.get("facet") == mention.facet and c.value == mention.value for c in state.active()):
+        if any(
+            c.data.get("facet") == mention.facet and c.value == mention.value
+            for c in state.active()
+        ):
             continue
         constraint = Constraint(
-            attribute=mention.attribute, value=mention.value, level=level, source_turn=state.turn,
-            confidence=0.9, epoch=state.epoch, text=mention.text, data={"facet": mention.facet},
+            attribute=mention.attribute,
+            value=mention.value,
+            level=level,
+            source_turn=state.turn,
+            confidence=0.9,
+            epoch=state.epoch,
+            text=mention.text,
+            data={"facet": mention.facet},
         )
         state.constraints.append(constraint)
         diff.added.append(_describe(constraint))
@@ -121,7 +151,9 @@ def _apply_values(state: ShoppingState, mentions: list[Mention], level: Level, o
 
 
 # Words that set one value against another: "suede to leather", "leather over suede".
-_CONTRAST = re.compile(r"\b(?:to|over|than|instead|beats?|rather|vs|versus|from|into|not|better)\b", re.I)
+_CONTRAST = re.compile(
+    r"\b(?:to|over|than|instead|beats?|rather|vs|versus|from|into|not|better)\b", re.I
+)
 
 
 _LISTED_WITH = re.compile(r"\s*(?:,|/|&|\band\b|\bor\b|\s)*\s*$", re.I)
@@ -138,7 +170,7 @@ def _contrasted_values(state: ShoppingState, obs: Observation) -> set[tuple[str,
         for old in (m for m in said if m.value in earlier):
             for new in (m for m in said if m.value not in earlier):
                 first, second = sorted((old, new), key=lambda m: m.start)
-                between = obs.text[first.end:second.start]
+                between = obs.text[first.end : second.start]
                 # After a cue ("scrap suede. leather pls") the value not asked for before is the new
                 # one, unless the two are listed together ("actually, black or navy").
                 if _CONTRAST.search(between) or obs.override and not _LISTED_WITH.match(between):
@@ -146,7 +178,9 @@ def _contrasted_values(state: ShoppingState, obs: Observation) -> set[tuple[str,
     return contrasted
 
 
-def _replace_contrasted(state: ShoppingState, contrasted: set[tuple[str, str]], diff: StateDiff) -> set[str]:
+def _replace_contrasted(
+    state: ShoppingState, contrasted: set[tuple[str, str]], diff: StateDiff
+) -> set[str]:
     for constraint in state.active():
         if (constraint.data.get("facet"), constraint.value) in contrasted:
             constraint.status = Status.REPLACED
@@ -181,10 +215,19 @@ def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> No
         diff.replaced.append(_describe(old))
     budget = obs.budget
     constraint = Constraint(
-        attribute=Attribute.BUDGET, value=budget.describe(),
+        attribute=Attribute.BUDGET,
+        value=budget.describe(),
         level=Level.GOAL if budget.target is not None else Level.HARD,
-        source_turn=state.turn, confidence=0.9, epoch=state.epoch, text=budget.text,
-        data={"facet": Facet.BUDGET, "min": budget.min_price, "max": budget.max_price, "target": budget.target},
+        source_turn=state.turn,
+        confidence=0.9,
+        epoch=state.epoch,
+        text=budget.text,
+        data={
+            "facet": Facet.BUDGET,
+            "min": budget.min_price,
+            "max": budget.max_price,
+            "target": budget.target,
+        },
     )
     state.constraints.append(constraint)
     diff.added.append(_describe(constraint))
@@ -206,7 +249,9 @@ def _archive_volunteered_fragments(state: ShoppingState, diff: StateDiff) -> Non
     for fragment in state.active_fragments():
         if fragment.source_turn not in asked_turns:
             fragment.status = Status.REPLACED
-            diff.replaced.append({"attribute": "feature", "value": fragment.text, "turn": fragment.source_turn})
+            diff.replaced.append(
+                {"attribute": "feature", "value": fragment.text, "turn": fragment.source_turn}
+            )
 
 
 def _describe(constraint: Constraint) -> dict:

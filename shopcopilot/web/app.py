@@ -1,4 +1,5 @@
-"""The web demo's HTTP layer: a thin FastAPI app over the Agent, the session store and the demo controller.
+"""The web demo's HTTP layer: a thin FastAPI app over the Agent, the session store and the demo
+controller.
 
     create_app(settings) -> FastAPI     # `shopcopilot serve` runs it with uvicorn
     app_from_env() -> FastAPI           # the same, configured by SHOPCOPILOT_WEB_* (for --workers)
@@ -29,7 +30,14 @@ from fastapi.staticfiles import StaticFiles
 
 from ..paths import cache_dir, resolve_catalog
 from . import schemas
-from .demo import DemoController, DemoError, DemoFinished, DemoSource, NotADemoRun, UnknownDemoSession
+from .demo import (
+    DemoController,
+    DemoError,
+    DemoFinished,
+    DemoSource,
+    NotADemoRun,
+    UnknownDemoSession,
+)
 from .sessions import SessionService, TurnPlan
 from .store import (
     DEFAULT_IDLE_TTL_SECONDS,
@@ -49,6 +57,7 @@ DOCS_ASSETS_URL = "/docs/assets"
 STORE_FILE = "web-sessions.sqlite3"
 log = logging.getLogger("shopcopilot.web")
 
+
 @dataclass(frozen=True, slots=True)
 class WebSettings:
     catalog_path: Path | None = None  # None: the embedded default (synthetic) catalog
@@ -60,7 +69,8 @@ class WebSettings:
     demo_seed: int = 0
 
     def to_env(self) -> dict[str, str]:
-        """The settings as SHOPCOPILOT_WEB_* variables, read back by `from_env` in worker processes."""
+        """The settings as SHOPCOPILOT_WEB_* variables, read back by `from_env` in worker
+        processes."""
         values = {
             "CATALOG": self.catalog_path,
             "STORE": self.store_path,
@@ -70,7 +80,11 @@ class WebSettings:
             "DEMO_GENERATED": self.demo_generated,
             "DEMO_SEED": self.demo_seed,
         }
-        return {f"SHOPCOPILOT_WEB_{key}": str(value) for key, value in values.items() if value is not None}
+        return {
+            f"SHOPCOPILOT_WEB_{key}": str(value)
+            for key, value in values.items()
+            if value is not None
+        }
 
     @classmethod
     def from_env(cls) -> WebSettings:
@@ -115,7 +129,9 @@ def build_context(settings: WebSettings) -> WebContext:
     service = SessionService(agent, store)
     demo = DemoController(
         service,
-        DemoSource(catalog_path, settings.demo_sessions_path, settings.demo_generated, settings.demo_seed),
+        DemoSource(
+            catalog_path, settings.demo_sessions_path, settings.demo_generated, settings.demo_seed
+        ),
     )
     return WebContext(catalog_path, agent, service, demo)
 
@@ -126,7 +142,8 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.web = await asyncio.to_thread(build_context, settings)
-        # The agent's lookups and the demo set (which reads the catalog once) are loaded now, off the
+        # The agent's lookups and the demo set (which reads the catalog once) are loaded now, off
+        # the
         # startup path, so the first chat or demo request does not wait for them.
         threading.Thread(target=_warm_up, args=(app.state.web,), daemon=True).start()
         yield
@@ -176,7 +193,10 @@ talks to the agent one step at a time. Only the demo controller knows the target
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": schemas.ErrorBody, "description": "Unknown session, turn or product"},
-    409: {"model": schemas.ErrorBody, "description": "The session changed meanwhile, or the demo run cannot step"},
+    409: {
+        "model": schemas.ErrorBody,
+        "description": "The session changed meanwhile, or the demo run cannot step",
+    },
     410: {"model": schemas.ErrorBody, "description": "The session expired"},
 }
 # One server-sent event (OpenAPI 3.2's `itemSchema`, which FastAPI emits for event streams).
@@ -185,14 +205,20 @@ STREAM_EVENT_SCHEMA = {
     "required": ["event", "data"],
     "properties": {
         "event": {"enum": ["stage", "turn", "error"]},
-        "data": {"type": "string", "contentMediaType": "application/json",
-                 "description": "A StageEvent, the TurnResult, or {\"detail\": ...}"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": 'A StageEvent, the TurnResult, or {"detail": ...}',
+        },
     },
 }
 # On streaming routes FastAPI would document a `model` under text/event-stream; errors are JSON.
 _ERROR_JSON = {"application/json": {"schema": schemas.ErrorBody.model_json_schema()}}
 STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
-    **{code: {"description": spec["description"], "content": _ERROR_JSON} for code, spec in ERRORS.items()},
+    **{
+        code: {"description": spec["description"], "content": _ERROR_JSON}
+        for code, spec in ERRORS.items()
+    },
     200: {
         "description": schemas.STREAM_DESCRIPTION,
         "content": {"text/event-stream": {"itemSchema": STREAM_EVENT_SCHEMA}},
@@ -220,10 +246,13 @@ def _add_error_handlers(app: FastAPI) -> None:
         app.add_exception_handler(kind, as_json)
 
 
-# ---- routes ---------------------------------------------------------------------------------------------
+# ---- routes
+# ---------------------------------------------------------------------------------------------
 
 router = APIRouter()
-SessionId = Annotated[str, PathParam(min_length=1, max_length=100, description="A session id from POST /api/sessions")]
+SessionId = Annotated[
+    str, PathParam(min_length=1, max_length=100, description="A session id from POST /api/sessions")
+]
 
 
 def web(request: Request) -> WebContext:
@@ -233,12 +262,15 @@ def web(request: Request) -> WebContext:
 Web = Annotated[WebContext, Depends(web)]
 
 
-# Streaming endpoints check in dependencies: once a stream has begun, its status can no longer be a 4xx.
+# Streaming endpoints check in dependencies: once a stream has begun, its status can no longer be a
+# 4xx.
 def live_session(ctx: Web, session_id: SessionId) -> StoredSession:
     return ctx.service.store.get(session_id)
 
 
-def steppable_demo_run(ctx: Web, stored: Annotated[StoredSession, Depends(live_session)]) -> StoredSession:
+def steppable_demo_run(
+    ctx: Web, stored: Annotated[StoredSession, Depends(live_session)]
+) -> StoredSession:
     ctx.demo.plan_step(stored)
     return stored
 
@@ -250,37 +282,62 @@ def index_page() -> FileResponse:
 
 @router.get("/api/health", response_model=schemas.Health, tags=["service"])
 def health(ctx: Web) -> dict[str, Any]:
-    return {"status": "ok", "catalog": str(ctx.catalog_path), "live_sessions": ctx.service.store.live_count()}
+    return {
+        "status": "ok",
+        "catalog": str(ctx.catalog_path),
+        "live_sessions": ctx.service.store.live_count(),
+    }
 
 
-@router.post("/api/sessions", status_code=201, response_model=schemas.SessionSummary, tags=["sessions"])
+@router.post(
+    "/api/sessions", status_code=201, response_model=schemas.SessionSummary, tags=["sessions"]
+)
 def create_session(ctx: Web, body: schemas.NewSession | None = None) -> dict[str, Any]:
     """Start a session, optionally with the shopper's profile."""
     return ctx.service.create(body.profile if body else {})
 
 
-@router.get("/api/sessions/{session_id}", response_model=schemas.SessionSummary, responses=ERRORS, tags=["sessions"])
+@router.get(
+    "/api/sessions/{session_id}",
+    response_model=schemas.SessionSummary,
+    responses=ERRORS,
+    tags=["sessions"],
+)
 def get_session(ctx: Web, session_id: SessionId) -> dict[str, Any]:
     """The session: completed turns, profile, the agent's state, and the demo run if it is one."""
     return ctx.service.summary(session_id)
 
 
-@router.get("/api/sessions/{session_id}/state", response_model=dict[str, Any], responses=ERRORS, tags=["sessions"])
+@router.get(
+    "/api/sessions/{session_id}/state",
+    response_model=dict[str, Any],
+    responses=ERRORS,
+    tags=["sessions"],
+)
 def get_state(ctx: Web, session_id: SessionId) -> dict[str, Any]:
-    """The agent's model of what the shopper wants (constraints, rejections, intent, questions asked)."""
+    """The agent's model of what the shopper wants (constraints, rejections, intent, questions
+    asked)."""
     return ctx.service.summary(session_id)["state"]
 
 
 @router.get(
-    "/api/sessions/{session_id}/turns/{turn}", response_model=schemas.TurnResult, responses=ERRORS, tags=["sessions"]
+    "/api/sessions/{session_id}/turns/{turn}",
+    response_model=schemas.TurnResult,
+    responses=ERRORS,
+    tags=["sessions"],
 )
-def get_turn(ctx: Web, session_id: SessionId, turn: Annotated[int, PathParam(ge=1, le=1_000_000)]) -> dict[str, Any]:
+def get_turn(
+    ctx: Web, session_id: SessionId, turn: Annotated[int, PathParam(ge=1, le=1_000_000)]
+) -> dict[str, Any]:
     """A completed turn as recorded: the reply, recommendations, state, diff and pipeline trace."""
     return ctx.service.store.turn(session_id, turn)
 
 
 @router.post(
-    "/api/sessions/{session_id}/messages", response_model=schemas.TurnResult, responses=ERRORS, tags=["sessions"]
+    "/api/sessions/{session_id}/messages",
+    response_model=schemas.TurnResult,
+    responses=ERRORS,
+    tags=["sessions"],
 )
 def send_message(ctx: Web, session_id: SessionId, body: schemas.NewMessage) -> dict[str, Any]:
     """The shopper says something; the agent answers (one JSON body when the turn is done)."""
@@ -307,7 +364,9 @@ async def send_message_streamed(
     responses={404: ERRORS[404]},
     tags=["catalog"],
 )
-def get_product(ctx: Web, parent_asin: Annotated[str, PathParam(min_length=1, max_length=100)]) -> Any:
+def get_product(
+    ctx: Web, parent_asin: Annotated[str, PathParam(min_length=1, max_length=100)]
+) -> Any:
     """One catalog product with its derived attributes."""
     product = ctx.agent.index.store.get(parent_asin)
     if product is None:
@@ -324,7 +383,11 @@ def list_demo_sessions(ctx: Web) -> dict[str, Any]:
 
 
 @router.post(
-    "/api/demo/runs", status_code=201, response_model=schemas.SessionSummary, responses=ERRORS, tags=["demo"]
+    "/api/demo/runs",
+    status_code=201,
+    response_model=schemas.SessionSummary,
+    responses=ERRORS,
+    tags=["demo"],
 )
 def start_demo_run(ctx: Web, body: schemas.NewDemoRun) -> dict[str, Any]:
     """A new session driven by a simulated customer; step it with POST /api/demo/runs/{id}/step."""
@@ -332,10 +395,14 @@ def start_demo_run(ctx: Web, body: schemas.NewDemoRun) -> dict[str, Any]:
 
 
 @router.post(
-    "/api/demo/runs/{session_id}/step", response_model=schemas.TurnResult, responses=ERRORS, tags=["demo"]
+    "/api/demo/runs/{session_id}/step",
+    response_model=schemas.TurnResult,
+    responses=ERRORS,
+    tags=["demo"],
 )
 def step_demo_run(ctx: Web, session_id: SessionId) -> dict[str, Any]:
-    """One turn: the simulated customer's pending message goes to the agent; the customer then moves."""
+    """One turn: the simulated customer's pending message goes to the agent; the customer then
+    moves."""
     return ctx.service.run_turn(session_id, ctx.demo.plan_step)
 
 
@@ -396,7 +463,9 @@ async def _stream_turn(
 
     def run() -> None:
         try:
-            record = service.run_turn(session_id, plan, on_event=lambda event: send("stage", jsonable_encoder(event)))
+            record = service.run_turn(
+                session_id, plan, on_event=lambda event: send("stage", jsonable_encoder(event))
+            )
         except Exception as exc:  # the status line is already sent: report the failure in-band
             log.exception("turn failed for session %s", session_id)
             send("error", {"detail": f"{type(exc).__name__}: {exc}"})

@@ -112,19 +112,28 @@ class DemoController:
         candidates += [(s, "public") for s in public_sessions]
         playable = self._playable(candidates, notes)
         data = load_bench_data(self.source.catalog_path, [session for session, _ in playable])
-        return DemoSet({session.sample_id: (session, label) for session, label in playable}, data, tuple(notes))
+        return DemoSet(
+            {session.sample_id: (session, label) for session, label in playable}, data, tuple(notes)
+        )
 
     def _generated(self, exclude: set[str], notes: list[str]) -> list[Session]:
         try:
             return generate_sessions(
-                self.source.catalog_path, GENERATED_KIND, self.source.generated, self.source.seed, exclude
+                self.source.catalog_path,
+                GENERATED_KIND,
+                self.source.generated,
+                self.source.seed,
+                exclude,
             )
         except SessionGenerationError as exc:  # e.g. a catalog smaller than the set asked for
             notes.append(f"no generated sessions: {exc}")
             return []
 
-    def _playable(self, candidates: list[tuple[Session, str]], notes: list[str]) -> list[tuple[Session, str]]:
-        """Sessions whose target is in the served catalog; the first of a repeated sample_id wins."""
+    def _playable(
+        self, candidates: list[tuple[Session, str]], notes: list[str]
+    ) -> list[tuple[Session, str]]:
+        """Sessions whose target is in the served catalog; the first of a repeated sample_id
+        wins."""
         products = self.service.agent.index.store
         kept: dict[str, tuple[Session, str]] = {}
         missing: dict[str, int] = {}
@@ -134,16 +143,21 @@ class DemoController:
             elif session.sample_id not in kept:
                 kept[session.sample_id] = (session, label)
         for label, count in missing.items():
-            notes.append(f"{count} {label} session(s) left out: their target is not in the served catalog")
+            notes.append(
+                f"{count} {label} session(s) left out: their target is not in the served catalog"
+            )
         return list(kept.values())
 
-    # ---- runs ---------------------------------------------------------------------------------------
+    # ---- runs
+    # ---------------------------------------------------------------------------------------
 
     def start(self, sample_id: str, protocol: str, seed: int) -> dict[str, Any]:
         """A new web session driven by the simulated customer of `sample_id`."""
         demo_set = self.demo_set()
         if sample_id not in demo_set.sessions:
-            raise UnknownDemoSession(f"no demo session {sample_id!r}; GET /api/demo/sessions lists them")
+            raise UnknownDemoSession(
+                f"no demo session {sample_id!r}; GET /api/demo/sessions lists them"
+            )
         session, label = demo_set.sessions[sample_id]
         run = {
             "sample_id": sample_id,
@@ -172,16 +186,25 @@ class DemoController:
             raise NotADemoRun(f"session {stored.session_id!r} is not a demo run")
         if run["done"]:
             raise DemoFinished(f"demo run {stored.session_id!r} has finished; start another")
-        return TurnPlan(run["next_message"], TOP_K, follow_up=lambda record: self._advance(run, record))
+        return TurnPlan(
+            run["next_message"], TOP_K, follow_up=lambda record: self._advance(run, record)
+        )
 
     def _advance(self, run: Mapping[str, Any], record: dict[str, Any]) -> dict[str, Any]:
         """The run after the agent answered: hit, miss, or the customer's next message."""
         response, _ = sanitize_response(record["response"])
         turn = record["turn"]
-        ranked = score_recommendations(response.get("recommendations"), self.demo_set().bench_data.catalog_ids, TOP_K)
+        ranked = score_recommendations(
+            response.get("recommendations"), self.demo_set().bench_data.catalog_ids, TOP_K
+        )
         target = run["target_asin"]
         rank = ranked.index(target) + 1 if target in ranked else None
-        after = {**run, "turns": turn, "last_target_rank": rank, "responses": [*run["responses"], _slim(response)]}
+        after = {
+            **run,
+            "turns": turn,
+            "last_target_rank": rank,
+            "responses": [*run["responses"], _slim(response)],
+        }
         if rank is not None and run["override_sent"]:
             return {**after, "done": True, "hit": {"turn": turn, "rank": rank}, "next_message": ""}
         if turn >= MAX_TURNS:
@@ -196,8 +219,11 @@ class DemoController:
         record = self.demo_set().bench_data.target_records[session.target_asin]
         try:
             customer = make_customer(
-                run["protocol"], session, self.demo_set().bench_data.target_product(session.target_asin),
-                run["seed"], record=record,
+                run["protocol"],
+                session,
+                self.demo_set().bench_data.target_product(session.target_asin),
+                run["seed"],
+                record=record,
             )
         except (ImportError, ValueError) as exc:
             raise DemoError(f"protocol {run['protocol']!r} is not available: {exc}") from exc
@@ -209,7 +235,9 @@ class DemoController:
         return customer
 
 
-def _customer_move(customer: Customer, override_sent: bool, response: Mapping[str, Any], turn: int) -> tuple[bool, str]:
+def _customer_move(
+    customer: Customer, override_sent: bool, response: Mapping[str, Any], turn: int
+) -> tuple[bool, str]:
     """The benchmark loop's rule for the message after a non-hit `turn` (see bench.runner)."""
     if not override_sent and turn + 1 == customer.override_turn():
         return True, customer.override_message()

@@ -34,15 +34,22 @@ class NewMessage(StrictBody):
         pattern=r"\S",
         description=f"What the shopper says: 1 to {MAX_MESSAGE_CHARS} characters, not only whitespace.",
     )
-    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K, description="How many recommendations at most.")
+    top_k: int = Field(
+        default=10, ge=1, le=MAX_TOP_K, description="How many recommendations at most."
+    )
 
 
 class NewDemoRun(StrictBody):
-    sample_id: str = Field(min_length=1, max_length=200, description="A sample_id from GET /api/demo/sessions.")
-    protocol: Literal["official", "natural"] = Field(
-        default="official", description="Which simulated customer talks: the official one or the natural one."
+    sample_id: str = Field(
+        min_length=1, max_length=200, description="A sample_id from GET /api/demo/sessions."
     )
-    seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Seed of the natural customer's phrasing.")
+    protocol: Literal["official", "natural"] = Field(
+        default="official",
+        description="Which simulated customer talks: the official one or the natural one.",
+    )
+    seed: int = Field(
+        default=0, ge=0, le=2**31 - 1, description="Seed of the natural customer's phrasing."
+    )
 
 
 class ProductCard(BaseModel):
@@ -67,7 +74,9 @@ class ProductDetail(BaseModel):
     average_rating: float | None
     rating_number: int | None
     store: str
-    attributes: dict[str, Any] = Field(description="Attributes the catalog stage derived (category path, color, ...).")
+    attributes: dict[str, Any] = Field(
+        description="Attributes the catalog stage derived (category path, color, ...)."
+    )
 
 
 class Recommendation(BaseModel):
@@ -89,13 +98,19 @@ class DemoRun(BaseModel):
     protocol: str
     seed: int
     scenario_type: str
-    target_asin: str = Field(description="Known to the demo controller and the viewer, never to the agent.")
+    target_asin: str = Field(
+        description="Known to the demo controller and the viewer, never to the agent."
+    )
     turns: int
     override_sent: bool
-    next_message: str = Field(description="What the simulated customer says next (empty when done).")
+    next_message: str = Field(
+        description="What the simulated customer says next (empty when done)."
+    )
     done: bool
     hit: DemoHit | None
-    last_target_rank: int | None = Field(description="Where the target appeared in the last turn, counted or not.")
+    last_target_rank: int | None = Field(
+        description="Where the target appeared in the last turn, counted or not."
+    )
 
 
 class SessionSummary(BaseModel):
@@ -156,5 +171,5 @@ class ErrorBody(BaseModel):
 STREAM_DESCRIPTION = (
     "Server-sent events, in order: one `stage` event per pipeline stage as it finishes "
     "(data: a StageEvent), then one `turn` event (data: the TurnResult), or an `error` "
-    "event (data: {\"detail\": ...}) if the turn failed after the stream began."
+    'event (data: {"detail": ...}) if the turn failed after the stream began.'
 )

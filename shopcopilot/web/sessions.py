@@ -57,7 +57,13 @@ class SessionService:
             self._loaded_versions[session_id] = 1
             for gone in evicted:
                 self._loaded_versions.pop(gone, None)
-        return {"session_id": session_id, "turns": 0, "profile": profile, "state": state, "demo": demo}
+        return {
+            "session_id": session_id,
+            "turns": 0,
+            "profile": profile,
+            "state": state,
+            "demo": demo,
+        }
 
     def summary(self, session_id: str) -> dict[str, Any]:
         """The session as stored plus the agent's current state for it."""
@@ -122,7 +128,9 @@ class SessionService:
             "message": response.get("message", ""),
             "ask_attribute": response.get("ask_attribute"),
             "options": _question_options(trace),
-            "recommendations": [self._with_product(item) for item in response.get("recommendations", [])],
+            "recommendations": [
+                self._with_product(item) for item in response.get("recommendations", [])
+            ],
             "usage": response.get("usage") or {},
             "response": response,
             "state": jsonable_encoder(result.state),

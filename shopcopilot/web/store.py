@@ -115,7 +115,8 @@ class SessionStore:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        """One short-lived connection and transaction per operation: safe across threads and processes."""
+        """One short-lived connection and transaction per operation: safe across threads and
+        processes."""
         db = self._open()
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -159,7 +160,9 @@ class SessionStore:
             if expired:
                 db.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,))
             elif row is not None:
-                db.execute("UPDATE sessions SET last_active = ? WHERE session_id = ?", (now, session_id))
+                db.execute(
+                    "UPDATE sessions SET last_active = ? WHERE session_id = ?", (now, session_id)
+                )
         if row is None:
             raise UnknownSession(f"unknown session {session_id!r}")
         if expired:
@@ -217,7 +220,9 @@ class SessionStore:
     def live_count(self) -> int:
         cutoff = self._clock() - self.idle_ttl_seconds
         with self._connect() as db:
-            return db.execute("SELECT COUNT(*) FROM sessions WHERE last_active >= ?", (cutoff,)).fetchone()[0]
+            return db.execute(
+                "SELECT COUNT(*) FROM sessions WHERE last_active >= ?", (cutoff,)
+            ).fetchone()[0]
 
     def purge_expired(self) -> int:
         """Delete every expired session; returns how many."""

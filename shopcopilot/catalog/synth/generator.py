@@ -42,19 +42,31 @@ SECOND_SENTENCE_RATE = 0.6
 GENERAL_SENTENCE_RATE = 0.35
 DEPARTMENTS = ("Women", "Men", "Girls", "Boys")
 DEPARTMENT_VALUES = {
-    "Women": ("womens", "Womens", "Women"), "Men": ("mens", "Mens", "Men"),
-    "Girls": ("girls", "Girls"), "Boys": ("boys", "Boys"),
-    "Baby Girls": ("baby-girls", "Baby-girls"), "Baby Boys": ("baby-boys", "Baby-boys"),
+    "Women": ("womens", "Womens", "Women"),
+    "Men": ("mens", "Mens", "Men"),
+    "Girls": ("girls", "Girls"),
+    "Boys": ("boys", "Boys"),
+    "Baby Girls": ("baby-girls", "Baby-girls"),
+    "Baby Boys": ("baby-boys", "Baby-boys"),
     "Unisex": ("unisex-adult", "Unisex-adult", "Unisex"),
 }
 TITLE_DEPARTMENTS = {
-    "Women": ("Women's", "Womens"), "Men": ("Men's", "Mens"), "Girls": ("Girls'", "Girls"),
-    "Boys": ("Boys'", "Boys"), "Baby Girls": ("Baby Girls'", "Baby Girl"), "Baby Boys": ("Baby Boys'", "Baby Boy"),
+    "Women": ("Women's", "Womens"),
+    "Men": ("Men's", "Mens"),
+    "Girls": ("Girls'", "Girls"),
+    "Boys": ("Boys'", "Boys"),
+    "Baby Girls": ("Baby Girls'", "Baby Girl"),
+    "Baby Boys": ("Baby Boys'", "Baby Boy"),
     "Unisex": ("Unisex", "Unisex Adult"),
 }
 TITLE_FOR = {
-    "Women": "Women", "Men": "Men", "Girls": "Girls", "Boys": "Boys",
-    "Baby Girls": "Baby Girls", "Baby Boys": "Baby Boys", "Unisex": "Men and Women",
+    "Women": "Women",
+    "Men": "Men",
+    "Girls": "Girls",
+    "Boys": "Boys",
+    "Baby Girls": "Baby Girls",
+    "Baby Boys": "Baby Boys",
+    "Unisex": "Men and Women",
 }
 
 
@@ -87,15 +99,27 @@ class ProductGenerator:
         stem_mods, noun = self._stem(leaf, int(STEMS_PER_LEAF * rng.random() ** STEM_SKEW))
         colors = pick_distinct(rng, self.vocab.words["colors"], 2)
         fabric = _fabric_line(rng, family)
-        slots = SlotFiller(rng, self.vocab.words, self.vocab.number_slots, {
-            "noun": noun.lower(), "brand": store, "material": _material_word(fabric, family),
-            "metal": _material_word(fabric, family), "fabric": _fabric_phrase(fabric, family),
-            "size_range": _size_range(rng, family, self.vocab.words), "pockets": str(rng.randint(2, 6)),
-            "fabric_text": fabric or "see images", "care_text": pick(rng, family.care or ("wipe clean",)),
-        })
+        slots = SlotFiller(
+            rng,
+            self.vocab.words,
+            self.vocab.number_slots,
+            {
+                "noun": noun.lower(),
+                "brand": store,
+                "material": _material_word(fabric, family),
+                "metal": _material_word(fabric, family),
+                "fabric": _fabric_phrase(fabric, family),
+                "size_range": _size_range(rng, family, self.vocab.words),
+                "pockets": str(rng.randint(2, 6)),
+                "fabric_text": fabric or "see images",
+                "care_text": pick(rng, family.care or ("wipe clean",)),
+            },
+        )
         return {
             "parent_asin": synthetic_id(index),
-            "title": _title(rng, store, department, stem_mods, noun, family, colors[0], self.vocab.words),
+            "title": _title(
+                rng, store, department, stem_mods, noun, family, colors[0], self.vocab.words
+            ),
             "features": self._features(rng, family, fabric, slots),
             "description": self._description(rng, slots),
             "price": _price(rng, family),
@@ -106,7 +130,8 @@ class ProductGenerator:
         }
 
     def _stem(self, leaf: Leaf, stem_index: int) -> tuple[list[str], str]:
-        """The shared core of a crowd's titles: a few modifiers and a noun, fixed per (seed, leaf, index)."""
+        """The shared core of a crowd's titles: a few modifiers and a noun, fixed per (seed, leaf,
+        index)."""
         key = (leaf.path, stem_index)
         if key not in self._stems:  # bounded: leaves x STEMS_PER_LEAF entries
             self._stems[key] = self._make_stem(leaf, stem_index)
@@ -115,31 +140,45 @@ class ProductGenerator:
 
     def _make_stem(self, leaf: Leaf, stem_index: int) -> tuple[tuple[str, ...], str]:
         rng = random.Random(f"{self.seed}:stem:{' > '.join(leaf.path)}:{stem_index}")
-        groups = [group for group in leaf.family.mods if rng.random() < 0.7] or [pick(rng, leaf.family.mods)]
+        groups = [group for group in leaf.family.mods if rng.random() < 0.7] or [
+            pick(rng, leaf.family.mods)
+        ]
         mods = [pick(rng, group) for group in groups]
         if leaf.tags:
             mods.insert(rng.randrange(len(mods) + 1), pick(rng, leaf.tags))
         return tuple(mods), pick(rng, leaf.nouns)
 
-    def _features(self, rng: random.Random, family: Family, fabric: str | None, slots: SlotFiller) -> list[str]:
+    def _features(
+        self, rng: random.Random, family: Family, fabric: str | None, slots: SlotFiller
+    ) -> list[str]:
         if rng.random() < NO_FEATURES_RATE:
             return []
         lines = _generic_lines(rng, family, fabric, slots)
         count = pick_weighted(rng, MARKETING_COUNTS, MARKETING_CUMULATIVE)
         lead_format = pick_weighted(rng, self.vocab.lead_formats, self.vocab.lead_format_cumulative)
         for topic in self._topics(rng, family, count):
-            lines.append(_marketing_line(rng, topic, lead_format, slots, self.vocab.words["general_sentences"]))
+            lines.append(
+                _marketing_line(
+                    rng, topic, lead_format, slots, self.vocab.words["general_sentences"]
+                )
+            )
         return lines
 
     def _topics(self, rng: random.Random, family: Family, count: int) -> list[Topic]:
         own = pick_distinct(rng, family.topics, len(family.topics))
-        extra = pick_distinct(rng, self.vocab.common_topics, min(len(self.vocab.common_topics), max(0, count - len(own))))
+        extra = pick_distinct(
+            rng,
+            self.vocab.common_topics,
+            min(len(self.vocab.common_topics), max(0, count - len(own))),
+        )
         return (own + extra)[:count]
 
     def _description(self, rng: random.Random, slots: SlotFiller) -> list[str]:
         if rng.random() < EMPTY_DESCRIPTION_RATE:
             return []
-        templates = pick_distinct(rng, self.vocab.words["description_templates"], pick(rng, (1, 1, 2, 3)))
+        templates = pick_distinct(
+            rng, self.vocab.words["description_templates"], pick(rng, (1, 1, 2, 3))
+        )
         general = pick_distinct(rng, self.vocab.words["general_sentences"], pick(rng, (0, 1, 2)))
         return [slots.fill(template) for template in templates + general]
 
@@ -147,7 +186,13 @@ class ProductGenerator:
 def _department(leaf: Leaf) -> str:
     path = leaf.path
     if "Baby" in path:
-        return "Baby Boys" if "Baby Boys" in path else "Baby Girls" if "Baby Girls" in path else "Unisex"
+        return (
+            "Baby Boys"
+            if "Baby Boys" in path
+            else "Baby Girls"
+            if "Baby Girls" in path
+            else "Unisex"
+        )
     for department in DEPARTMENTS:
         if department in path:
             return department
@@ -155,8 +200,14 @@ def _department(leaf: Leaf) -> str:
 
 
 def _title(
-    rng: random.Random, store: str, department: str, mods: list[str], noun: str,
-    family: Family, color: str, words: dict[str, Any],
+    rng: random.Random,
+    store: str,
+    department: str,
+    mods: list[str],
+    noun: str,
+    family: Family,
+    color: str,
+    words: dict[str, Any],
 ) -> str:
     parts: list[str] = [store] if rng.random() < 0.75 else []
     suffix_department = rng.random() < 0.2
@@ -167,7 +218,9 @@ def _title(
     parts.extend(mods)
     parts.append(noun)
     parts.extend(after)
-    extras = pick_distinct(rng, family.extras, min(len(family.extras), pick(rng, (0, 1, 1, 2, 2, 3))))
+    extras = pick_distinct(
+        rng, family.extras, min(len(family.extras), pick(rng, (0, 1, 1, 2, 2, 3)))
+    )
     if suffix_department and not any(extra.startswith("for ") for extra in extras):
         parts.append(f"for {TITLE_FOR[department]}")
     parts.extend(extras)
@@ -197,7 +250,7 @@ def _fabric_line(rng: random.Random, family: Family) -> str | None:
     if len(blend) == 1:
         return f"100% {blend[0]}" if rng.random() < 0.85 else blend[0]
     shares = _blend_shares(rng, len(blend))
-    return ", ".join(f"{share}% {material}" for share, material in zip(shares, blend))
+    return ", ".join(f"{share}% {material}" for share, material in zip(shares, blend, strict=True))
 
 
 def _blend_shares(rng: random.Random, parts: int) -> list[int]:
@@ -219,8 +272,11 @@ def _fabric_phrase(fabric: str | None, family: Family) -> str:
     return f"{word} blend" if fabric and "," in fabric else word
 
 
-def _generic_lines(rng: random.Random, family: Family, fabric: str | None, slots: SlotFiller) -> list[str]:
-    """The lines real listings share word for word: material, origin, sole, closure, care, measurements."""
+def _generic_lines(
+    rng: random.Random, family: Family, fabric: str | None, slots: SlotFiller
+) -> list[str]:
+    """The lines real listings share word for word: material, origin, sole, closure, care,
+    measurements."""
     lines = [fabric] if fabric else []
     if rng.random() < family.origin_rate:
         lines.append(pick_weighted(rng, ORIGINS, ORIGIN_CUMULATIVE))
@@ -239,7 +295,11 @@ def _generic_lines(rng: random.Random, family: Family, fabric: str | None, slots
 
 
 def _marketing_line(
-    rng: random.Random, topic: Topic, lead_format: str, slots: SlotFiller, general: list[str],
+    rng: random.Random,
+    topic: Topic,
+    lead_format: str,
+    slots: SlotFiller,
+    general: list[str],
 ) -> str:
     sentences = topic.sentences
     first = int(rng.random() * len(sentences))
@@ -256,7 +316,9 @@ def _marketing_line(
 def _price(rng: random.Random, family: Family) -> float | None:
     if rng.random() < MISSING_PRICE_RATE:
         return None
-    raw = min(999.0, max(2.99, rng.lognormvariate(math.log(family.price_median), family.price_sigma)))
+    raw = min(
+        999.0, max(2.99, rng.lognormvariate(math.log(family.price_median), family.price_sigma))
+    )
     ending = rng.random()
     if ending < 0.6:
         return round(max(3.0, round(raw)) - 0.01, 2)
@@ -287,8 +349,13 @@ def _size_range(rng: random.Random, family: Family, words: dict[str, Any]) -> st
 
 
 def _details(
-    rng: random.Random, leaf: Leaf, department: str, store: str, colors: list[str],
-    fabric: str | None, words: dict[str, Any],
+    rng: random.Random,
+    leaf: Leaf,
+    department: str,
+    store: str,
+    colors: list[str],
+    fabric: str | None,
+    words: dict[str, Any],
 ) -> dict[str, str]:
     """Detail keys at roughly the rates real listings carry them."""
     family = leaf.family
@@ -305,7 +372,11 @@ def _details(
     if rng.random() < 0.94:
         details["Date First Available"] = _date(rng, words)
     if rng.random() < 0.49:
-        details["Manufacturer"] = store if rng.random() < 0.8 else f"{store} {pick(rng, ('Inc.', 'Co., Ltd', 'LLC', 'Trading'))}"
+        details["Manufacturer"] = (
+            store
+            if rng.random() < 0.8
+            else f"{store} {pick(rng, ('Inc.', 'Co., Ltd', 'LLC', 'Trading'))}"
+        )
     optional = (
         ("Color", 0.09, lambda: colors[1]),
         ("Item Weight", 0.085, lambda: _weight(rng, family)),
@@ -337,9 +408,17 @@ def _weight(rng: random.Random, family: Family) -> str:
 
 
 def _model_number(rng: random.Random, store: str) -> str:
-    letters = "".join(ch for ch in store.upper() if ch.isalpha())[:pick(rng, (1, 2, 3))] or "X"
+    letters = "".join(ch for ch in store.upper() if ch.isalpha())[: pick(rng, (1, 2, 3))] or "X"
     number = rng.randint(100, 99999)
-    suffix = pick(rng, ("", "", f"-{pick(rng, ('BK', 'WH', 'NV', 'S', 'M', 'L', 'XL'))}", f"-{rng.randint(1, 99):02d}"))
+    suffix = pick(
+        rng,
+        (
+            "",
+            "",
+            f"-{pick(rng, ('BK', 'WH', 'NV', 'S', 'M', 'L', 'XL'))}",
+            f"-{rng.randint(1, 99):02d}",
+        ),
+    )
     return f"{letters}{number}{suffix}"
 
 

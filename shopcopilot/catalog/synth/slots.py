@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from .draws import pick
@@ -13,12 +13,29 @@ from .draws import pick
 _SLOT = re.compile(r"\{(\w+)\}")
 # Template slot name -> list in synth_words.json it draws from.
 WORD_LISTS = {
-    "feel": "feel", "occasion": "occasions", "season": "seasons", "recipient": "recipients",
-    "holiday": "holidays", "quality": "quality_words", "pair_with": "pair_with", "style": "style_words",
-    "activity": "activities", "fit": "fit", "neck": "neck", "sleeve": "sleeve", "pattern": "pattern",
-    "waist": "waist", "length": "length", "closure_word": "closure_word", "collar": "collar",
-    "heel_word": "heel_word", "explore_word": "explore_word", "key_word": "key_word",
-    "requirement_word": "requirement_word", "preference_word": "preference_word", "degree_word": "degree_word",
+    "feel": "feel",
+    "occasion": "occasions",
+    "season": "seasons",
+    "recipient": "recipients",
+    "holiday": "holidays",
+    "quality": "quality_words",
+    "pair_with": "pair_with",
+    "style": "style_words",
+    "activity": "activities",
+    "fit": "fit",
+    "neck": "neck",
+    "sleeve": "sleeve",
+    "pattern": "pattern",
+    "waist": "waist",
+    "length": "length",
+    "closure_word": "closure_word",
+    "collar": "collar",
+    "heel_word": "heel_word",
+    "explore_word": "explore_word",
+    "key_word": "key_word",
+    "requirement_word": "requirement_word",
+    "preference_word": "preference_word",
+    "degree_word": "degree_word",
 }
 
 
@@ -48,7 +65,10 @@ class SlotFiller:
         used: dict[str, set[str]] = {}
         pieces = _parse(template)
         # Even positions are literal text, odd positions slot names.
-        return "".join(piece if position % 2 == 0 else self._value(piece, used) for position, piece in enumerate(pieces))
+        return "".join(
+            piece if position % 2 == 0 else self._value(piece, used)
+            for position, piece in enumerate(pieces)
+        )
 
     def _value(self, slot: str, used: dict[str, set[str]]) -> str:
         if slot.endswith("_cap"):
@@ -61,7 +81,9 @@ class SlotFiller:
         base = slot.rstrip("0123456789")
         if base in WORD_LISTS:
             return self._draw(WORD_LISTS[base], used.setdefault(base, set()))
-        raise KeyError(f"template slot {{{slot}}} has no value: add it to the fixed slots or WORD_LISTS")
+        raise KeyError(
+            f"template slot {{{slot}}} has no value: add it to the fixed slots or WORD_LISTS"
+        )
 
     def _draw(self, list_name: str, used: set[str]) -> str:
         choices = self._words[list_name]

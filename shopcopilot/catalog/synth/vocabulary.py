@@ -27,7 +27,8 @@ class Topic:
 
 @dataclass(frozen=True, slots=True)
 class Family:
-    """How one kind of product is described: title words, generic lines, marketing topics, price level."""
+    """How one kind of product is described: title words, generic lines, marketing topics, price
+    level."""
 
     name: str
     nouns: tuple[str, ...]
@@ -81,8 +82,13 @@ class Vocabulary:
 def load_vocabulary() -> Vocabulary:
     """Read and check the three data files once per process."""
     families_doc = _read(FAMILIES_FILE)
-    families = {name: _family(name, spec, families_doc["kinds"]) for name, spec in families_doc["families"].items()}
-    leaves = tuple(_leaf(index, entry, families) for index, entry in enumerate(_read(TAXONOMY_FILE)["leaves"]))
+    families = {
+        name: _family(name, spec, families_doc["kinds"])
+        for name, spec in families_doc["families"].items()
+    }
+    leaves = tuple(
+        _leaf(index, entry, families) for index, entry in enumerate(_read(TAXONOMY_FILE)["leaves"])
+    )
     words = _read(WORDS_FILE)
     formats = words["lead_formats"]
     return Vocabulary(
@@ -93,7 +99,10 @@ def load_vocabulary() -> Vocabulary:
         common_topics=tuple(_topic(entry, WORDS_FILE) for entry in words["common_topics"]),
         lead_formats=tuple(fmt for fmt, _ in formats),
         lead_format_cumulative=tuple(accumulate(float(weight) for _, weight in formats)),
-        number_slots={name: (float(lo), float(hi), int(digits)) for name, (lo, hi, digits) in families_doc["number_slots"].items()},
+        number_slots={
+            name: (float(lo), float(hi), int(digits))
+            for name, (lo, hi, digits) in families_doc["number_slots"].items()
+        },
     )
 
 
@@ -138,7 +147,9 @@ def _family(name: str, spec: dict[str, Any], kinds: dict[str, dict[str, Any]]) -
             topics=tuple(_topic(entry, FAMILIES_FILE) for entry in merged["topics"]),
         )
     except (KeyError, IndexError, TypeError, ValueError) as exc:
-        raise VocabularyError(f"{FAMILIES_FILE}: family {name!r} is incomplete or malformed ({exc!r})") from exc
+        raise VocabularyError(
+            f"{FAMILIES_FILE}: family {name!r} is incomplete or malformed ({exc!r})"
+        ) from exc
 
 
 def _topic(entry: Any, source: str) -> Topic:
@@ -150,7 +161,9 @@ def _topic(entry: Any, source: str) -> Topic:
 def _leaf(index: int, entry: Any, families: dict[str, Family]) -> Leaf:
     where = f"{TAXONOMY_FILE}: leaves[{index}]"
     if not (isinstance(entry, list) and len(entry) == 5):
-        raise VocabularyError(f"{where}: expected [path, weight, family, nouns, tags], got {entry!r}")
+        raise VocabularyError(
+            f"{where}: expected [path, weight, family, nouns, tags], got {entry!r}"
+        )
     path, weight, family_name, nouns, tags = entry
     if family_name not in families:
         raise VocabularyError(f"{where}: unknown family {family_name!r}")

@@ -16,19 +16,25 @@ from .generator import iter_synthetic
 
 
 def write_catalog(path: str | Path, size: int, seed: int, progress: bool = False) -> int:
-    """Write `size` synthetic products; gzip when the name ends in .gz. Returns the count written."""
+    """Write `size` synthetic products; gzip when the name ends in .gz. Returns the count
+    written."""
     if size < 1:
         raise ValueError(f"size must be at least 1, got {size}")
     return write_records(path, iter_synthetic(size, seed), total=size if progress else None)
 
 
-def write_records(path: str | Path, records: Iterable[dict[str, Any] | str], total: int | None = None) -> int:
-    """Write one JSON line per record; a str is taken as an already-serialised line and kept verbatim.
+def write_records(
+    path: str | Path, records: Iterable[dict[str, Any] | str], total: int | None = None
+) -> int:
+    """Write one JSON line per record; a str is taken as an already-serialised line and kept
+    verbatim.
     Shows a progress bar when `total` is given."""
     count = 0
     with open_for_writing(Path(path)) as handle:
         for record in _with_progress(records, total):
-            handle.write(record if isinstance(record, str) else json.dumps(record, ensure_ascii=False))
+            handle.write(
+                record if isinstance(record, str) else json.dumps(record, ensure_ascii=False)
+            )
             handle.write("\n")
             count += 1
     return count
@@ -41,7 +47,9 @@ def open_for_writing(path: Path) -> Iterator[IO[str]]:
     if ".gz" in path.suffixes:
         with path.open("wb") as raw:
             # mtime=0 and no file name in the header keep the bytes identical run to run.
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as zipped:
+            with gzip.GzipFile(
+                filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6
+            ) as zipped:
                 with io.TextIOWrapper(zipped, encoding="utf-8", newline="\n") as handle:
                     yield handle
     else:
