@@ -240,7 +240,7 @@ def value_check(constraint: Constraint) -> PreparedCheck:
     if facet == "brand":
         return PreparedCheck(lambda b: np.where(_brand_is(b, value), 1.0, -0.5), ())
     stems = value_words(value)
-    listed = _LISTED.get(facet)
+    listed = _LISTED.get(facet) if facet else None
     if listed is None:
         return PreparedCheck(lambda b: _words_present(b, stems), stems)
     return PreparedCheck(
