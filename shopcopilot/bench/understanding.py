@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -315,7 +315,11 @@ def _item_match(want: frozenset[str], got: str) -> bool:
     return got in want
 
 
-MATCHERS = {"features": _feature_match, "not": _not_match, "item": _item_match}
+MATCHERS: dict[str, Callable[[Any, Any], bool]] = {
+    "features": _feature_match,
+    "not": _not_match,
+    "item": _item_match,
+}
 
 
 @dataclass(slots=True)
@@ -326,6 +330,7 @@ class Report:
     slot_exact: Counter = field(default_factory=Counter)  # slot -> turns where it agreed
     slot_seen: Counter = field(default_factory=Counter)  # slot -> turns where either side had it
     misses: list[dict[str, Any]] = field(default_factory=list)
+    first_items: FirstItems = field(default_factory=lambda: FirstItems())
 
     def add(self, case: Case, turn_number: int, got: dict[str, set], want: dict[str, set]) -> None:
         self.turns += 1
@@ -363,6 +368,7 @@ class Report:
             "n_turns": self.turns,
             "exact_match": round(self.exact / self.turns, 4) if self.turns else 0.0,
             "slots": {slot: counts.scores() for slot, counts in self.slots.items()},
+            "first_item_right_kind": self.first_items.to_dict(),
             "slot_exact": {
                 slot: round(self.slot_exact[slot] / self.slot_seen[slot], 4)
                 for slot in SLOTS
@@ -386,10 +392,42 @@ def evaluate(agent: Any, cases: list[Case], nodes: NodeResolver, progress: Any =
                 predicted(result.state, result.diff, nodes),
                 expected(turn.expect),
             )
+            if not case.exchange and turn.expect.get("item"):
+                report.first_items.add(agent, turn, result.response)
         agent.forget(session)
         if progress:
             progress()
     return report
+
+
+@dataclass(slots=True)
+class FirstItems:
+    """Is the first product shown the right kind of item? The copilot against plain BM25 over
+    the shopper's own words (the search box), on the utterances that name an item."""
+
+    n: int = 0
+    copilot: int = 0
+    bm25: int = 0
+
+    def add(self, agent: Any, turn: Turn, response: Mapping[str, Any]) -> None:
+        items = [turn.expect["item"], *turn.expect.get("item_alternatives", [])]
+        wanted = {_norm(item) for item in items}
+        shown = [r["parent_asin"] for r in response["recommendations"][:1]]
+        searched = [hit.parent_asin for hit in agent.index.search(turn.user, limit=1)]
+        self.n += 1
+        self.copilot += _is_kind(agent, shown, wanted)
+        self.bm25 += _is_kind(agent, searched, wanted)
+
+    def to_dict(self) -> dict[str, Any]:
+        def rate(hits: int) -> float:
+            return round(hits / self.n, 4) if self.n else 0.0
+
+        return {"n": self.n, "copilot": rate(self.copilot), "bm25": rate(self.bm25)}
+
+
+def _is_kind(agent: Any, asins: list[str], wanted: set[str]) -> bool:
+    product = agent.index.store.get(asins[0]) if asins else None
+    return product is not None and bool(wanted & {_norm(part) for part in product.categories})
 
 
 def _show(agent: Any, session: str, turn: Turn, turn_number: int) -> None:
@@ -414,6 +452,11 @@ def report_table(summary: Mapping[str, Any]) -> Any:
     table = Table(
         title=f"understanding, {summary['split']} split: {summary['n_utterances']} utterances, "
         f"{summary['n_exchanges']} exchanges, exact-state match {summary['exact_match']:.3f}"
+    )
+    first = summary["first_item_right_kind"]
+    table.caption = (
+        f"first product the right kind of item: copilot {first['copilot']:.3f}, "
+        f"plain BM25 over the words {first['bm25']:.3f} ({first['n']} utterances)"
     )
     for column in ("slot", "precision", "recall", "F1", "exact", "n"):
         table.add_column(column, justify="left" if column == "slot" else "right")
