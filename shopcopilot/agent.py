@@ -32,6 +32,11 @@ class AgentSettings:
     dialogue: DialogueSettings = field(default_factory=DialogueSettings)
 
 
+# What a person sees (the web page, `chat`): the whole list on every turn. The default
+# settings keep the benchmark's policy of showing one product while a question narrows.
+FOR_PEOPLE = AgentSettings(dialogue=DialogueSettings(narrow=False))
+
+
 @dataclass(slots=True)
 class TurnResult:
     response: dict[str, Any]

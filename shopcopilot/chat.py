@@ -35,10 +35,10 @@ TITLE_CHARS = 80
 )
 def chat(catalog: Path | None, trace: bool, top_k: int) -> None:
     """Talk to the copilot in the terminal. Empty line or Ctrl-D ends the conversation."""
-    from .agent import Agent  # local: the rest of the CLI, --help included, starts faster
+    from .agent import FOR_PEOPLE, Agent  # local: the rest of the CLI starts faster
 
     console = Console()
-    agent = Agent(catalog, progress=True)
+    agent = Agent(catalog, settings=FOR_PEOPLE, progress=True)
     session = f"chat-{uuid.uuid4().hex[:8]}"
     agent.reset(session, {})
     console.print("[bold]Shopping Copilot[/bold]: what are you looking for?")

@@ -142,3 +142,16 @@ def test_starter_shim_is_the_agent(synthetic_catalog, synthetic_cache, monkeypat
     shim = module.Agent(synthetic_catalog)
     shim.reset("s", {})
     assert shim.respond("s", "I need a dress", 1, 10)["recommendations"]
+
+
+def test_people_see_the_whole_list_while_the_benchmark_policy_shows_one(agent) -> None:
+    from shopcopilot.agent import FOR_PEOPLE
+
+    person = agent.with_settings(FOR_PEOPLE)
+    for who in (agent, person):
+        who.reset("list", {})
+    narrow = agent.respond("list", "I need a pair of shoes", 1)
+    full = person.respond("list", "I need a pair of shoes", 1)
+    assert narrow["ask_attribute"] is not None and len(narrow["recommendations"]) == 1
+    assert len(full["recommendations"]) == 10
+    assert full["recommendations"][0]["parent_asin"] == narrow["recommendations"][0]["parent_asin"]

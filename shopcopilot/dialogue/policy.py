@@ -66,6 +66,9 @@ class DialogueSettings:
     rich_answer: int = 2
     width: int = 10
     ask: bool = True
+    # The narrow widths are a benchmark policy (an early top hit scores more than a list);
+    # a person sees the whole list, best first, on every turn (the web page, `chat`).
+    narrow: bool = True
 
 
 @dataclass(slots=True)
@@ -120,7 +123,7 @@ def _width(
     turn: int, attribute: str | None, top_k: int, settings: DialogueSettings, news: int
 ) -> int:
     narrow = turn <= settings.narrow_turns or news >= settings.rich_answer
-    if attribute is None or not narrow:
+    if attribute is None or not narrow or not settings.narrow:
         return min(top_k, settings.width)
     return max(1, min(top_k, settings.first_turn_width if turn <= 1 else settings.asking_width))
 

@@ -117,10 +117,11 @@ class WebContext:
 
 
 def build_context(settings: WebSettings) -> WebContext:
-    from ..agent import Agent  # local: the schema and the CLI's help need no pipeline
+    from ..agent import FOR_PEOPLE, Agent  # local: the schema and --help need no pipeline
 
     catalog_path = resolve_catalog(settings.catalog_path)
-    agent = Agent(catalog_path=catalog_path, warm_up=False)  # warmed once the server is up
+    # Warmed once the server is up.
+    agent = Agent(catalog_path=catalog_path, settings=FOR_PEOPLE, warm_up=False)
     store = SessionStore(
         settings.store_path or cache_dir() / STORE_FILE,
         idle_ttl_seconds=settings.idle_ttl_seconds,

@@ -43,6 +43,9 @@ class TurnPlan:
 class SessionService:
     def __init__(self, agent: Any, store: SessionStore) -> None:
         self.agent = agent
+        # A demo replays a benchmark session, so it runs under the benchmark's own settings
+        # (a sibling sharing the agent's index and caches); people get the agent's.
+        self.replay = _benchmark_sibling(agent)
         self.store = store
         self._lock = threading.Lock()
         self._loaded_versions: dict[str, int] = {}
@@ -51,8 +54,9 @@ class SessionService:
         """A new session; returns its summary (id, turn 0, state)."""
         session_id = uuid.uuid4().hex
         with self._lock:
-            self.agent.reset(session_id, dict(profile))
-            state = jsonable_encoder(self.agent.export_session(session_id))
+            agent = self._agent(demo)
+            agent.reset(session_id, dict(profile))
+            state = jsonable_encoder(agent.export_session(session_id))
             evicted = self.store.create(session_id, profile, state, demo)
             self._loaded_versions[session_id] = 1
             for gone in evicted:
@@ -70,7 +74,7 @@ class SessionService:
         with self._lock:
             stored = self.store.get(session_id)
             self._bring_up_to_date(stored)
-            state = jsonable_encoder(self.agent.export_session(session_id))
+            state = jsonable_encoder(self._agent(stored.demo).export_session(session_id))
         return {
             "session_id": session_id,
             "turns": stored.turns,
@@ -106,16 +110,20 @@ class SessionService:
         self, stored: StoredSession, plan: TurnPlan, on_event: EventCallback | None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         turn = stored.turns + 1
-        result = self.agent.respond_traced(
+        agent = self._agent(stored.demo)
+        result = agent.respond_traced(
             stored.session_id, plan.message, turn=turn, top_k=plan.top_k, on_event=on_event
         )
         record = self._turn_record(stored.session_id, turn, plan.message, result)
         record["demo"] = plan.follow_up(record) if plan.follow_up else None
-        return record, jsonable_encoder(self.agent.export_session(stored.session_id))
+        return record, jsonable_encoder(agent.export_session(stored.session_id))
+
+    def _agent(self, demo: dict[str, Any] | None) -> Any:
+        return self.replay if demo else self.agent
 
     def _bring_up_to_date(self, stored: StoredSession) -> None:
         if self._loaded_versions.get(stored.session_id) != stored.version:
-            self.agent.import_session(stored.session_id, stored.agent_data)
+            self._agent(stored.demo).import_session(stored.session_id, stored.agent_data)
             self._loaded_versions[stored.session_id] = stored.version
 
     def _turn_record(self, session_id: str, turn: int, message: str, result: Any) -> dict[str, Any]:
@@ -169,3 +177,9 @@ def _question_options(trace: list[dict[str, Any]]) -> list[str]:
             options = (event.get("output") or {}).get("options") or []
             return [str(option) for option in options]
     return []
+
+
+def _benchmark_sibling(agent: Any) -> Any:
+    from ..agent import AgentSettings  # local: importing the web layer builds no pipeline
+
+    return agent.with_settings(AgentSettings()) if hasattr(agent, "with_settings") else agent
