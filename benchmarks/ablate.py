@@ -158,8 +158,8 @@ def main() -> None:
             for s in ("buying", "browsing", "intent_override", "boundary")
         ]
         line = (
-            f"| {name} | {m['recommended_technical_score']:.4f} | {m['hit_rate_at_10']:.3f} | {m['mrr']:.4f} | "
-            f"{m['mttc']:.2f} | " + " | ".join(f"{v:.4f}" for v in per) + " |"
+            f"| {name} | {m['recommended_technical_score']:.4f} | {m['hit_rate_at_10']:.3f} "
+            f"| {m['mrr']:.4f} | {m['mttc']:.2f} | " + " | ".join(f"{v:.4f}" for v in per) + " |"
         )
         lines.append(line)
         print(line, flush=True)

@@ -42,7 +42,10 @@ class Timed:
 def percentiles(values: list[float]) -> str:
     ordered = sorted(values)
     pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return f"p50 {pick(0.5):.1f} ms, p95 {pick(0.95):.1f} ms, p99 {pick(0.99):.1f} ms, max {ordered[-1]:.1f} ms"
+    return (
+        f"p50 {pick(0.5):.1f} ms, p95 {pick(0.95):.1f} ms, p99 {pick(0.99):.1f} ms, "
+        f"max {ordered[-1]:.1f} ms"
+    )
 
 
 def main() -> None:
@@ -68,7 +71,8 @@ def main() -> None:
         run_session(agent, session, data, settings)
     total = time.perf_counter() - started
     print(
-        f"agent construction: {built:.2f} s, warm-up {warmed:.2f} s; whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s"
+        f"agent construction: {built:.2f} s, warm-up {warmed:.2f} s; "
+        f"whole run ({len(sessions)} sessions, {len(agent.wall)} turns): {total:.1f} s"
     )
     print(f"respond() wall: {percentiles(agent.wall)}")
     print(f"respond() CPU:  {percentiles(agent.cpu)}")

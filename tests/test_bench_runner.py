@@ -503,19 +503,20 @@ def test_padded_catalog_is_built_once_and_rebuilt_when_the_records_change(
     )
     monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(real, "shared_data_dir", lambda: data_dir)
-    console = Console(file=open(tmp_path / "log.txt", "w"))
-    first, sessions = real.prepare_real_benchmark(console)
-    assert real.prepare_real_benchmark(console)[0] == first and len(calls) == 1
-    assert calls[0][2:] == (50_000, 7) and sessions == data_dir / "public_set.jsonl"
-    with (data_dir / "catalog_harvest.jsonl").open("a") as handle:
-        handle.write(json.dumps(fixture_record(2)) + "\n")
-    second, _ = real.prepare_real_benchmark(console)
-    assert second != first and len(calls) == 2
-    assert second.exists() and not first.exists()  # the stale copy is gone
+    with (tmp_path / "log.txt").open("w") as log:
+        console = Console(file=log)
+        first, sessions = real.prepare_real_benchmark(console)
+        assert real.prepare_real_benchmark(console)[0] == first and len(calls) == 1
+        assert calls[0][2:] == (50_000, 7) and sessions == data_dir / "public_set.jsonl"
+        with (data_dir / "catalog_harvest.jsonl").open("a") as handle:
+            handle.write(json.dumps(fixture_record(2)) + "\n")
+        second, _ = real.prepare_real_benchmark(console)
+        assert second != first and len(calls) == 2
+        assert second.exists() and not first.exists()  # the stale copy is gone
 
-    monkeypatch.setattr(real, "shared_data_dir", lambda: None)
-    with pytest.raises(BenchError, match="SHOPCOPILOT_SHARED_DATA"):
-        real.prepare_real_benchmark(console)
+        monkeypatch.setattr(real, "shared_data_dir", lambda: None)
+        with pytest.raises(BenchError, match="SHOPCOPILOT_SHARED_DATA"):
+            real.prepare_real_benchmark(console)
 
 
 class OddAskAgent(ShowAgent):

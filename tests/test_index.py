@@ -468,14 +468,18 @@ def test_broken_counts_and_half_surrogates_are_indexed_not_fatal(
 # does.
 _ODD_LINES = [
     '{"parent_asin": "B1", "title": 123456789012345678901234567890, "price": 18446744073709551617}',
-    '{"parent_asin": "B2", "title": "t", "store": -9223372036854775809, "features": [99999999999999999999]}',
-    '{"parent_asin": "B3", "title": "t", "details": {"Size": 36893488147419103231}, "rating_number": 2e19}',
+    '{"parent_asin": "B2", "title": "t", "store": -9223372036854775809, '
+    '"features": [99999999999999999999]}',
+    '{"parent_asin": "B3", "title": "t", "details": {"Size": 36893488147419103231}, '
+    '"rating_number": 2e19}',
     '{"parent_asin": "B4", "title": "t", "price": 9007199254740993000000, "average_rating": NaN}',
     '{"parent_asin": "B5", "title": "t", "price": Infinity, "rating_number": -Infinity}',
     '{"parent_asin": "B6", "title": "half \\ud800 pair \\ud83d\\ude00", "features": ["\\udc00"]}',
-    '{"parent_asin": "B7", "title": 1.5, "features": [[12345678901234567890123, "x"], {"a": 1e30}]}',
+    '{"parent_asin": "B7", "title": 1.5, '
+    '"features": [[12345678901234567890123, "x"], {"a": 1e30}]}',
     '{"parent_asin": "B8", "title": "t", "price": 1e400, "categories": "One, \\"Two\\""}',
-    '{"parent_asin": "B9", "title": "t", "title": "last wins", "details": {"A": 1, "B": true, "A": null}}',
+    '{"parent_asin": "B9", "title": "t", "title": "last wins", '
+    '"details": {"A": 1, "B": true, "A": null}}',
     '{"parent_asin": "B10", "title": "t",}',
     "[1, 2]",
     "18446744073709551617",

@@ -143,7 +143,9 @@ def _with_common_options(command: Callable[..., Any]) -> Callable[..., Any]:
     "--generate",
     default=None,
     metavar="KIND:N",
-    help="Generate N sessions of KIND from the catalog instead (default iid:200 when no --sessions).",
+    help=(
+        "Generate N sessions of KIND from the catalog instead (default iid:200 when no --sessions)."
+    ),
 )
 @click.option(
     "--seed",

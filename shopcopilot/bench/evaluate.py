@@ -125,7 +125,13 @@ def summary_line(results: dict[str, Any]) -> str:
     timing = (
         "no calls"
         if p50 is None
-        else f"respond p50 {p50:.1f} ms, p95 {latency['p95_ms']:.1f} ms, max {latency['max_ms']:.1f} ms"
+        else (
+            f"respond p50 {p50:.1f} ms, p95 {latency['p95_ms']:.1f} ms, "
+            f"max {latency['max_ms']:.1f} ms"
+        )
     )
     tokens = results["reported_token_usage"]["total_tokens"]
-    return f"{timing}; tokens {tokens}; errors {results['errors']}, timeouts {results['timeouts']}; {results['wall_seconds']:.1f} s"
+    return (
+        f"{timing}; tokens {tokens}; errors {results['errors']}, "
+        f"timeouts {results['timeouts']}; {results['wall_seconds']:.1f} s"
+    )

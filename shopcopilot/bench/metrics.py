@@ -65,7 +65,10 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     hit_rate = round(sum(outcome.hit for outcome in outcomes) / count, DIGITS)
     # fsum, as statistics.fmean in the evaluator, so the last digit agrees.
     mrr = round(math.fsum(outcome.reciprocal_rank for outcome in outcomes) / count, DIGITS)
-    turns = [outcome.first_hit_turn if outcome.hit else MISS_TURN for outcome in outcomes]
+    turns = [
+        MISS_TURN if outcome.first_hit_turn is None else outcome.first_hit_turn
+        for outcome in outcomes
+    ]
     mttc = round(math.fsum(turns) / count, DIGITS)
     eff = efficiency(mttc)
     return {

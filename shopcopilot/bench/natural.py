@@ -520,9 +520,9 @@ def _budget_fact(price: float, rng: random.Random) -> Fact:
             return Fact("budget", f"{low}-{high}", "range", float(low), float(high))
     if form == "around":
         mid = max(step, round(price / step) * step)
-        low, high = mid * 0.8, mid * 1.2
-        if low <= price <= high:
-            return Fact("budget", f"around {mid}", "around", low, high, {"mid": str(mid)})
+        near_low, near_high = mid * 0.8, mid * 1.2
+        if near_low <= price <= near_high:
+            return Fact("budget", f"around {mid}", "around", near_low, near_high, {"mid": str(mid)})
     high = math.ceil(price / step) * step
     if high <= price:
         high += step  # "under 40" must hold for a price of exactly 40
@@ -739,7 +739,7 @@ class NaturalCustomer:
         if override.attribute == "category":
             department = self._department_words()
             text = self._pick("openings", "category_only", category=f"{department}{override.said}")
-            told = (self._fact("department").disclosure(),) if department else ()
+            told = self._department_told(department)
             return text, (*told, override.wrong)
         if override.attribute == "department":
             category_text, disclosures = self._category_phrase(department=override.said + " ")
@@ -921,9 +921,13 @@ class NaturalCustomer:
         ][:2]
         values = [(a, v, said) for a, v, said in found if (a, v) not in self._target_mentions]
         category = describe_category(attrs, shown.title)
-        if category and self.category and category.head != self.category.head:
-            if not _occurs(category.head, self._own_text):
-                values.append(("category", category.head, category.specific))
+        if (
+            category
+            and self.category
+            and category.head != self.category.head
+            and not _occurs(category.head, self._own_text)
+        ):
+            values.append(("category", category.head, category.specific))
         return values
 
     # -- wording --
@@ -941,7 +945,7 @@ class NaturalCustomer:
         told: tuple[Disclosure, ...] = ()
         if department is None:
             department = self._department_words()
-            told = (self._fact("department").disclosure(),) if department else ()
+            told = self._department_told(department)
         return f"{department}{self._category_synonym(self.category.specific)}", (
             *told,
             fact.disclosure(),
@@ -957,6 +961,14 @@ class NaturalCustomer:
             return ""
         self.told.add(department)
         return self._adjective(department.value) + " "
+
+    def _department_told(self, words: str) -> tuple[Disclosure, ...]:
+        """The department's disclosure if `words` (from `_department_words`) said it, else ()."""
+        if not words:
+            return ()
+        fact = self._fact("department")
+        assert fact is not None  # _department_words says words only for a department fact
+        return (fact.disclosure(),)
 
     def _adjective(self, department: str) -> str:
         return self.rng.choice(self.text["values"]["department_adjective"][department])

@@ -131,7 +131,8 @@ def _markdown(results: dict[str, Any], plots: list[str]) -> str:
         f"- catalog: `{results['catalog']}`",
         f"- sessions: {results['sessions_file']} ({results['sample_count']})",
         f"- command: `{results['command']}`",
-        f"- workers {results['workers']}, turn timeout {results['turn_timeout']} s, wall {results['wall_seconds']} s",
+        f"- workers {results['workers']}, turn timeout {results['turn_timeout']} s, "
+        f"wall {results['wall_seconds']} s",
         "",
         "| group | N | HitRate@10 | MRR | MTTC | Efficiency | TechnicalScore |",
         "|---|---|---|---|---|---|---|",
@@ -143,9 +144,10 @@ def _markdown(results: dict[str, Any], plots: list[str]) -> str:
             for name, m in results.get("difficulty_metrics", {}).items()
         ),
         "",
-        f"respond() latency over {latency['calls']} calls: p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms, "
-        f"p99 {latency['p99_ms']} ms, max {latency['max_ms']} ms.",
-        f"Reported tokens: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion.",
+        f"respond() latency over {latency['calls']} calls: p50 {latency['p50_ms']} ms, "
+        f"p95 {latency['p95_ms']} ms, p99 {latency['p99_ms']} ms, max {latency['max_ms']} ms.",
+        f"Reported tokens: {usage['prompt_tokens']} prompt "
+        f"+ {usage['completion_tokens']} completion.",
         f"Errors: {results['errors']}, timeouts: {results['timeouts']}.",
         *(f"- {example}" for example in results.get("error_examples", [])),
         "",
@@ -158,6 +160,7 @@ def _markdown(results: dict[str, Any], plots: list[str]) -> str:
 def _row(name: str, metrics: dict[str, Any]) -> str:
     mttc = "-" if metrics["mttc"] is None else f"{metrics['mttc']:.3f}"
     return (
-        f"| {name} | {metrics['sample_count']} | {metrics['hit_rate_at_10']:.3f} | {metrics['mrr']:.4f} | {mttc} "
+        f"| {name} | {metrics['sample_count']} | {metrics['hit_rate_at_10']:.3f} "
+        f"| {metrics['mrr']:.4f} | {mttc} "
         f"| {metrics['efficiency']:.3f} | {metrics['recommended_technical_score']:.4f} |"
     )

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from ..catalog.loader import CatalogError, LoadReport, iter_products
 from ..catalog.product import Product
@@ -288,6 +288,9 @@ def category_bucket(category_path: str) -> str:
     return "clothing"
 
 
-def _weighted(rng: random.Random, weights: dict[str, int] | dict[int, int]) -> Any:
+_Key = TypeVar("_Key")
+
+
+def _weighted(rng: random.Random, weights: dict[_Key, int]) -> _Key:
     keys = list(weights)
     return rng.choices(keys, weights=[weights[k] for k in keys])[0]

@@ -125,7 +125,8 @@ def load_sessions(path: str | Path) -> list[Session]:
             raise SessionFileError(f"{path}:{number}: {exc}") from exc
         if session.sample_id in seen:
             raise SessionFileError(
-                f"{path}:{number}: duplicate sample_id {session.sample_id!r} (first on line {seen[session.sample_id]})"
+                f"{path}:{number}: duplicate sample_id {session.sample_id!r} "
+                f"(first on line {seen[session.sample_id]})"
             )
         seen[session.sample_id] = number
         sessions.append(session)

@@ -278,7 +278,7 @@ class SlotCounts:
     fn: int = 0
     n: int = 0  # turns where the slot was expected
 
-    def add(self, got: set, want: set, matches: Any) -> None:
+    def add(self, got: set, want: set, matches: Matcher) -> None:
         hits = sum(1 for value in want if any(matches(value, g) for g in got))
         used = sum(1 for g in got if any(matches(value, g) for value in want))
         self.tp += hits
@@ -298,6 +298,11 @@ class SlotCounts:
         }
 
 
+# (wanted value, predicted value) -> do they agree. Any: the values' type depends on the slot
+# (str for most, a frozenset[str] of acceptable names for a wanted item).
+Matcher = Callable[[Any, Any], bool]
+
+
 def _same(want: Any, got: Any) -> bool:
     return want == got
 
@@ -315,7 +320,7 @@ def _item_match(want: frozenset[str], got: str) -> bool:
     return got in want
 
 
-MATCHERS: dict[str, Callable[[Any, Any], bool]] = {
+MATCHERS: dict[str, Matcher] = {
     "features": _feature_match,
     "not": _not_match,
     "item": _item_match,

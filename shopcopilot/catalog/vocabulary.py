@@ -260,7 +260,8 @@ def _phrase_matcher(
                 owners = owners_by_phrase.setdefault(key, {})
                 if owners.get(facet, canonical) != canonical:
                     raise VocabularyError(
-                        f"{path}: {facet} term {term!r} means both {owners[facet]!r} and {canonical!r}"
+                        f"{path}: {facet} term {term!r} means both {owners[facet]!r} "
+                        f"and {canonical!r}"
                     )
                 owners[facet] = canonical
     automaton = ahocorasick.Automaton()
@@ -332,7 +333,10 @@ def _measure_pattern(unit_by_term: Mapping[str, str], text_end: str) -> re.Patte
     # or a point): re then skips in C to the next such character instead of trying the pattern at
     # every position. The lookbehind, of that character and the one before it, lets "21x16x5mm"
     # and '0.8"x0.6"' start after an 'x', but not inside a word or after a currency sign.
-    chain = rf"[\d.](?<![0-9.,A-WYZa-wyz_$£€].){_NUMBER_AFTER_FIRST}(?:\s*(?:x|×|\*|by|-|–|to)\s*{_NUMBER})*"
+    chain = (
+        rf"[\d.](?<![0-9.,A-WYZa-wyz_$£€].){_NUMBER_AFTER_FIRST}"
+        rf"(?:\s*(?:x|×|\*|by|-|–|to)\s*{_NUMBER})*"
+    )
     # The lookahead only repeats what follows it (a unit starts with its first character), so
     # that most positions fail on one character test instead of every unit.
     unit_starts = "".join(sorted({re.escape(term[0]) for term in unit_by_term}))

@@ -302,11 +302,14 @@ class CatalogIndex:
         if not requests:
             return []
         (query, limit), rest = requests[0], requests[1:]
-        helpers = self._search_helpers() if rest else None
-        later = [
-            helpers.submit(self.search_rows, q, limit=n, filters=filters, weights=weights)
-            for q, n in rest
-        ]
+        if rest:
+            helpers = self._search_helpers()
+            later = [
+                helpers.submit(self.search_rows, q, limit=n, filters=filters, weights=weights)
+                for q, n in rest
+            ]
+        else:
+            later = []
         first = self.search_rows(query, limit=limit, filters=filters, weights=weights)
         return [first, *(search.result() for search in later)]
 

@@ -115,13 +115,16 @@ class Holders:
 
     @property
     def nbytes(self) -> int:
-        return (self.mask if self.mask is not None else self.sorted_rows).nbytes
+        held = self.mask if self.mask is not None else self.sorted_rows
+        assert held is not None  # `of` sets exactly one of mask and sorted_rows
+        return held.nbytes
 
     def among(self, rows: np.ndarray) -> np.ndarray:
         """Per row: does it hold the word?"""
         if self.mask is not None:
             return self.mask[rows]
         held = self.sorted_rows
+        assert held is not None  # `of` sets sorted_rows whenever it leaves mask None
         if not len(held):
             return np.zeros(len(rows), dtype=bool)
         rows = rows.astype(held.dtype, copy=False)  # else numpy widens all of `held` per call
@@ -163,7 +166,8 @@ class FeatureStore:
     word_id: dict[str, int]  # product words and category stems share one vocabulary
     words: Ragged  # distinct words of each product's text, plus its category stems
     category_stems: Ragged
-    text: bytes  # " tok tok | tok ... " per product: a phrase matches if its token string is a substring
+    # " tok tok | tok ... " per product: a phrase matches if its token string is a substring
+    text: bytes
     text_ptr: np.ndarray
     lead: bytes  # the first feature lines' token strings, NUL-separated
     lead_ptr: np.ndarray
@@ -286,7 +290,8 @@ class FeatureStore:
         at = np.asarray(rows, dtype=np.int64)
         listed: dict[str, list[list[str]]] = {}
         for facet in LIST_FACETS:
-            listed[facet] = values = [[] for _ in rows]
+            values: list[list[str]] = [[] for _ in rows]
+            listed[facet] = values
             owner, ids = self.lists[facet].gather(at)
             for position, value_id in zip(owner.tolist(), ids.tolist(), strict=True):
                 values[position].append(names[value_id])
@@ -300,7 +305,11 @@ class FeatureStore:
         prices = self.price[at].tolist()
         return [
             Facets(
-                *(tuple(listed[facet][i]) for facet in LIST_FACETS),
+                colors=tuple(listed["colors"][i]),
+                materials=tuple(listed["materials"][i]),
+                sizes=tuple(listed["sizes"][i]),
+                use_cases=tuple(listed["use_cases"][i]),
+                styles=tuple(listed["styles"][i]),
                 department=named["department"][i],
                 closure=named["closure"][i],
                 leaf=named["leaf"][i] or "",

@@ -56,7 +56,8 @@ def check_fields(fields: tuple[str, ...]) -> None:
     unknown = [name for name in fields if name not in SEARCH_FIELDS]
     if unknown:
         raise ValueError(
-            f"unknown search field(s) {', '.join(map(repr, unknown))}; known: {', '.join(SEARCH_FIELDS)}"
+            f"unknown search field(s) {', '.join(map(repr, unknown))}; "
+            f"known: {', '.join(SEARCH_FIELDS)}"
         )
 
 

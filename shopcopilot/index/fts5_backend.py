@@ -32,7 +32,10 @@ _CREATE = (
     f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS5_FIELDS)}, "
     "content='', tokenize='unicode61')"  # contentless: the store already holds the text
 )
-_INSERT = f"INSERT INTO fts(rowid, {', '.join(FTS5_FIELDS)}) VALUES ({','.join('?' * (len(FTS5_FIELDS) + 1))})"
+_INSERT = (
+    f"INSERT INTO fts(rowid, {', '.join(FTS5_FIELDS)}) "
+    f"VALUES ({','.join('?' * (len(FTS5_FIELDS) + 1))})"
+)
 
 
 def build_fts5(
@@ -129,8 +132,8 @@ class _Plan:
 def _plan(query: Query, weights: Mapping[str, float]) -> _Plan | None:
     if weights["attrs"] > 0:
         raise UnsupportedQueryError(
-            "the fts5 back end has no 'attrs' column (it reproduces the starter); set its weight to 0 "
-            "or use the tantivy back end"
+            "the fts5 back end has no 'attrs' column (it reproduces the starter); "
+            "set its weight to 0 or use the tantivy back end"
         )
     should: list[str] = []
     must: list[str] = []
@@ -138,8 +141,9 @@ def _plan(query: Query, weights: Mapping[str, float]) -> _Plan | None:
     for clause in query.clauses:
         if clause.boost != 1.0:
             raise UnsupportedQueryError(
-                f"the fts5 back end ranks only by bm25() column weights; clause {clause.text!r} has boost "
-                f"{clause.boost} (use the tantivy back end for per-clause boosts)"
+                f"the fts5 back end ranks only by bm25() column weights; "
+                f"clause {clause.text!r} has boost {clause.boost} "
+                f"(use the tantivy back end for per-clause boosts)"
             )
         if "attrs" in clause.fields:
             raise UnsupportedQueryError(

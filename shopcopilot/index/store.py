@@ -168,7 +168,9 @@ class ProductStore:
         self._lock = threading.Lock()  # one connection shared by threads
         self._product = lru_cache(maxsize=cache_size)(self._load_product)
         self._attributes = lru_cache(maxsize=cache_size)(self._load_attributes)
-        self._count = self._fetch_one("SELECT count(*) FROM products", ())[0]
+        counted = self._fetch_one("SELECT count(*) FROM products", ())
+        assert counted is not None  # an aggregate without GROUP BY always returns one row
+        self._count = counted[0]
         self._rows: list[str] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -7,6 +7,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
 import orjson
 import tantivy
@@ -103,7 +104,8 @@ class TantivyBackend:
         self._term_cache: dict[tuple[str, str, float], tantivy.Query] = {}
         if self._searcher.num_docs != len(store):
             raise CorruptIndexError(
-                f"{folder}: tantivy holds {self._searcher.num_docs} documents but the store holds {len(store)}"
+                f"{folder}: tantivy holds {self._searcher.num_docs} documents "
+                f"but the store holds {len(store)}"
             )
 
     def ranked_rows(
@@ -121,14 +123,18 @@ class TantivyBackend:
         hits = self._searcher.search(compiled, limit=limit, offset=offset, count=False).hits
         if not hits:
             return RowHits.empty()
-        rows = self._searcher.fast_field_values("row", [address for _, address in hits])
+        # "row" is a u64 fast field that every `add` writes: ints, never None.
+        rows = cast(
+            "list[int]", self._searcher.fast_field_values("row", [address for _, address in hits])
+        )
         return RowHits(rows, [score for score, _ in hits])
 
     def count(self, query: Query, *, filters: Filters, weights: Mapping[str, float]) -> int:
         compiled = self._compile(query, filters, weights)
         if compiled is None:
             return 0
-        return self._searcher.search(compiled, limit=1, count=True).count
+        # tantivy's stub (0.27) omits SearchResult.count, which the binding has.
+        return self._searcher.search(compiled, limit=1, count=True).count  # type: ignore[attr-defined]
 
     def _compile(
         self, query: Query, filters: Filters, weights: Mapping[str, float]

@@ -448,10 +448,10 @@ def _category_statement(
         last_question in (None, "other")
         and _mostly_category(body, words)
         and lexicon.names_category_node(body, by_head)
+        and (current is None or lexicon.narrows(current, body))
     ):
-        if current is None or lexicon.narrows(current, body):
-            obs.category_narrows = current is not None
-            return _item_span(body, words, lexicon)
+        obs.category_narrows = current is not None
+        return _item_span(body, words, lexicon)
     return ""
 
 

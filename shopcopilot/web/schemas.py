@@ -22,8 +22,10 @@ class StrictBody(BaseModel):
 class NewSession(StrictBody):
     profile: dict[str, Any] = Field(
         default_factory=dict,
-        description="The shopper's profile (official layout: purchase_frequency, average_prior_rating, "
-        "rating_style, preference_tags, summary). Optional.",
+        description=(
+            "The shopper's profile (official layout: purchase_frequency, "
+            "average_prior_rating, rating_style, preference_tags, summary). Optional."
+        ),
     )
 
 
@@ -32,7 +34,9 @@ class NewMessage(StrictBody):
         min_length=1,
         max_length=MAX_MESSAGE_CHARS,
         pattern=r"\S",
-        description=f"What the shopper says: 1 to {MAX_MESSAGE_CHARS} characters, not only whitespace.",
+        description=(
+            f"What the shopper says: 1 to {MAX_MESSAGE_CHARS} characters, not only whitespace."
+        ),
     )
     top_k: int = Field(
         default=10, ge=1, le=MAX_TOP_K, description="How many recommendations at most."

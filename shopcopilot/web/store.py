@@ -152,8 +152,8 @@ class SessionStore:
         now = self._clock()
         with self._connect() as db:
             row = db.execute(
-                "SELECT session_id, created_at, last_active, version, turns, profile, agent_data, demo"
-                " FROM sessions WHERE session_id = ?",
+                "SELECT session_id, created_at, last_active, version, turns, profile,"
+                " agent_data, demo FROM sessions WHERE session_id = ?",
                 (session_id,),
             ).fetchone()
             expired = row is not None and now - row[2] > self.idle_ttl_seconds
@@ -167,7 +167,8 @@ class SessionStore:
             raise UnknownSession(f"unknown session {session_id!r}")
         if expired:
             raise ExpiredSession(
-                f"session {session_id!r} expired after {self.idle_ttl_seconds:g} s idle; start a new one"
+                f"session {session_id!r} expired after {self.idle_ttl_seconds:g} s idle; "
+                "start a new one"
             )
         return StoredSession(
             session_id=row[0],
@@ -193,13 +194,15 @@ class SessionStore:
         now = self._clock()
         with self._connect() as db:
             updated = db.execute(
-                "UPDATE sessions SET version = version + 1, turns = ?, last_active = ?, agent_data = ?,"
-                " demo = COALESCE(?, demo) WHERE session_id = ? AND version = ?",
+                "UPDATE sessions SET version = version + 1, turns = ?, last_active = ?,"
+                " agent_data = ?, demo = COALESCE(?, demo)"
+                " WHERE session_id = ? AND version = ?",
                 (turn, now, _dump(agent_data), _dump_optional(demo), session_id, read_version),
             ).rowcount
             if updated != 1:
                 raise SessionConflict(
-                    f"session {session_id!r} changed while this turn ran (another request or worker); reload it"
+                    f"session {session_id!r} changed while this turn ran "
+                    "(another request or worker); reload it"
                 )
             db.execute(
                 "INSERT OR REPLACE INTO turns VALUES (?, ?, ?)", (session_id, turn, _dump(record))

@@ -45,13 +45,13 @@ def open_for_writing(path: Path) -> Iterator[IO[str]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Names like "x.jsonl.gz.partial" are still gzip: look at every suffix, not only the last.
     if ".gz" in path.suffixes:
-        with path.open("wb") as raw:
-            # mtime=0 and no file name in the header keep the bytes identical run to run.
-            with gzip.GzipFile(
-                filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6
-            ) as zipped:
-                with io.TextIOWrapper(zipped, encoding="utf-8", newline="\n") as handle:
-                    yield handle
+        # mtime=0 and no file name in the header keep the bytes identical run to run.
+        with (
+            path.open("wb") as raw,
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as zipped,
+            io.TextIOWrapper(zipped, encoding="utf-8", newline="\n") as handle,
+        ):
+            yield handle
     else:
         with path.open("w", encoding="utf-8", newline="\n") as handle:
             yield handle
