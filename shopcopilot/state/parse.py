@@ -238,6 +238,8 @@ def parse_message(
         text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories
     )
     _read_no_preference(text, last_question, obs)
+    if obs.budget:  # "whatever's under 40": an amount said is a budget, not indifference to one
+        obs.no_preference = [a for a in obs.no_preference if a != "budget"]
     _read_values(text, lexicon, obs, last_question)
     obs.negated_words = _negated_free_words(text, lexicon)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
