@@ -24,7 +24,8 @@ from typing import Any
 from price_parser import Price
 from text_to_num import alpha2digit
 
-from ..catalog.vocabulary import vocabulary
+from ..catalog.vocabulary import Mention, canonical_size, vocabulary
+from ..terms import Facet
 
 DATA_PATH = Path(__file__).with_name("data") / "money.json"
 
@@ -88,6 +89,10 @@ class _Phrases:
             words = words[:-1]
         return False
 
+    def ends_exactly(self, words: list[str]) -> bool:
+        """Do the words end with one of the phrases (no filler after it)?"""
+        return any(tuple(words[-n:]) in self._set for n in self._lengths if n <= len(words))
+
     def starts(self, words: list[str]) -> bool:
         return any(tuple(words[:n]) in self._set for n in self._lengths if n <= len(words))
 
@@ -130,6 +135,7 @@ class _Money:
     amount: re.Pattern[str]  # one amount: "$1,299.99", "40 bucks", "2k", "60ish"
     amount_words: re.Pattern[str]  # "a grand", "a fiver"
     amount_values: Mapping[str, tuple[float, str]]  # "fiver" -> (5, "GBP")
+    amount_counts: Mapping[str, float]  # "a couple" -> 2, as in "a couple grand"
     money_words: frozenset[str]
     before: tuple[_Cue, ...]  # in order of precedence
     after: tuple[_Cue, ...]
@@ -143,6 +149,10 @@ class _Money:
     not_money_after: _Phrases
     reference_after: _Phrases
     karat_after: _Phrases
+    ages_before_cue: frozenset[str]
+    age_cues: frozenset[str]
+    size_before: _Phrases
+    size_after: _Phrases
 
 
 def _load(path: Path) -> _Money:
@@ -185,9 +195,10 @@ def _compile(raw: Mapping[str, Any]) -> _Money:
         word: (float(entry["value"]), str(entry.get("currency", "")))
         for word, entry in raw["amount_words"].items()
     }
+    counts = {" ".join(_tokens(w)): float(n) for w, n in raw["amount_counts"].items()}
     # Units of measure from the shared vocabulary, less those that are also money ("pounds").
     units = [u for u in vocabulary().unit_by_term if u not in after and _tokens(u)]
-    words_of_money = {t for w in [*after, *before] for t in _tokens(w)}
+    words_of_money = {w for w in [*after, *before] if len(_tokens(w)) == 1}
 
     def phrases(table: Mapping[str, Any], key: str) -> _Phrases:
         return _Phrases(_words(table, key))
@@ -198,11 +209,12 @@ def _compile(raw: Mapping[str, Any]) -> _Money:
         currency_of={**before, **after},
         amount=_amount_pattern(before, after),
         amount_words=re.compile(
-            rf"(?:(?P<count>\d+(?:\.\d+)?)\s*|(?P<half>half\s+)?(?<![\w'])an?\s+)?"
+            rf"(?:(?P<count>\d+(?:\.\d+)?|{_alternation(counts)})\s*)?"
             rf"(?<![\w'])(?P<word>{'|'.join(map(re.escape, amount_values))})s?(?![\w'])",
             re.I,
         ),
         amount_values=amount_values,
+        amount_counts=counts,
         money_words=_single_words(raw, "money_words") | words_of_money,
         before=(
             _Cue("max", 2, phrases(cues, "max_strong_before")),
@@ -227,6 +239,10 @@ def _compile(raw: Mapping[str, Any]) -> _Money:
         not_money_after=_Phrases([*_words(never, "after"), *units]),
         reference_after=phrases(never, "reference_after"),
         karat_after=phrases(never, "karat_after"),
+        ages_before_cue=_single_words(never, "ages_before_cue"),
+        age_cues=_single_words(never, "age_cues"),
+        size_before=phrases(raw["sizes"], "before"),
+        size_after=phrases(raw["sizes"], "after"),
     )
 
 
@@ -262,6 +278,7 @@ class _Amount:
     thousands: bool
     before: list[str]  # the words right before it, lower case
     after: list[str]  # the words right after it
+    number: str  # the digits as written ("10.5")
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,20 +290,38 @@ class _Reading:
     budget: Budget
 
 
-def parse_budget(
-    text: str, expecting_budget: bool = False, protected: tuple[str, ...] = ()
-) -> Budget | None:
-    """The budget stated in `text`, if any. `protected` spans (category names) are ignored."""
+@dataclass(frozen=True, slots=True)
+class Numbers:
+    """What the numbers in a message are: the budget, and the sizes ("womens 9", "10.5 wide")
+    that must never be read as money (their spans index the message)."""
+
+    budget: Budget | None = None
+    sizes: tuple[Mention, ...] = ()
+
+
+def read_numbers(text: str, asked: str | None = None, protected: tuple[str, ...] = ()) -> Numbers:
+    """The budget and the sizes stated in `text`; `asked`: the attribute the agent just asked
+    about; `protected` spans (category names such as "Under $30") are ignored."""
     readings: list[_Reading] = []
+    sizes: list[Mention] = []
     offset = 0
     # Sentence ends, but not the point inside "29.99".
     for clause in re.split(r"(?<!\d)\.|\.(?!\d)|[;!?\n]", _mask(text, protected)):
-        readings += _clause_readings(clause, expecting_budget, offset)
+        found, sized = _clause_readings(clause, asked, offset)
+        readings += found
+        sizes += sized
         offset += len(clause) + 1
     if not readings:
-        return None
+        return Numbers(None, tuple(sizes))
     best = max(readings, key=lambda r: (r.score, -r.position))
-    return _with_other_bound(best.budget, readings)
+    return Numbers(_with_other_bound(best.budget, readings), tuple(sizes))
+
+
+def parse_budget(
+    text: str, expecting_budget: bool = False, protected: tuple[str, ...] = ()
+) -> Budget | None:
+    """The budget stated in `text`, if any."""
+    return read_numbers(text, "budget" if expecting_budget else None, protected).budget
 
 
 def _mask(text: str, protected: tuple[str, ...]) -> str:
@@ -308,16 +343,19 @@ def _amount_word(match: re.Match[str]) -> str:
     """A word that is an amount: "a fiver" is money by itself; "a grand" only with a cue, like a
     bare number ("under a grand"; "a grand entrance" is none)."""
     value, currency = _MONEY.amount_values[match.group("word").lower()]
-    count = float(match.group("count") or 1) * (0.5 if match.group("half") else 1)
+    said = " ".join(_tokens(match.group("count") or "a"))
+    count = _MONEY.amount_counts.get(said) or float(said)
     return f"{count * value:g} {currency.lower()}".strip()
 
 
-def _clause_readings(original: str, expecting: bool, offset: int) -> list[_Reading]:
+def _clause_readings(
+    original: str, asked: str | None, offset: int
+) -> tuple[list[_Reading], list[Mention]]:
     clause = _digits(original)
     if not _DIGIT.search(clause):
-        return []
+        return [], []
     words = {t.removesuffix("'s") for t in _tokens(clause)}  # "budget's about 150"
-    money_clause = expecting or not _MONEY.money_words.isdisjoint(words)
+    money_clause = asked == "budget" or not _MONEY.money_words.isdisjoint(words)
     amounts = [a for m in _MONEY.amount.finditer(clause) if (a := _amount(m, clause)) is not None]
     readings, in_range = [], set()
     text = original.strip()
@@ -326,12 +364,58 @@ def _clause_readings(original: str, expecting: bool, offset: int) -> list[_Readi
         if ranged:
             readings.append(replace(ranged, position=offset + low.start))
             in_range |= {low.start, high.start}
+    sizes = []
     for amount in amounts:
-        if amount.start not in in_range:
-            single = _single(amount, money_clause, text)
-            if single:
-                readings.append(replace(single, position=offset + amount.start))
-    return readings
+        if amount.start in in_range:
+            continue
+        single = _single(amount, money_clause, text)
+        if single:
+            readings.append(replace(single, position=offset + amount.start))
+        elif size := _size(amount, asked):
+            sizes += _size_mention(original, amount.number, size, offset)
+    return readings, sizes
+
+
+def _after(amount: _Amount) -> list[str]:
+    """The words after a number, past a hyphen ("40-year-old", "4-pack")."""
+    return amount.after[1:] if amount.after[:1] == ["-"] else amount.after
+
+
+def _size(amount: _Amount, asked: str | None) -> str | None:
+    """The shoe or waist size a number that is not money names, if its words say it is one:
+    "womens 9", "he's a 9.5", "10.5 wide", "36 waist", a half size ("mens running shoes 10.5"),
+    or any number in answer to a size question. One end of a range ("girls 7-16") is none."""
+    size = canonical_size(amount.number)
+    if size is None or amount.currency or amount.thousands or amount.ish or _ranged(amount):
+        return None
+    after = _after(amount)
+    if _MONEY.size_after.starts(after):
+        return size
+    if _MONEY.not_money_after.starts(after):
+        return None  # "9 years old", "3-pack"
+    said = (
+        asked == "size"
+        or _MONEY.size_before.ends_exactly(amount.before)
+        or amount.number.endswith(".5")
+    )
+    return size if said else None
+
+
+def _ranged(amount: _Amount) -> bool:
+    before, after = amount.before, amount.after
+    return (
+        len(before) >= 2 and before[-2][0].isdigit() and _MONEY.joiners.starts(before[-1:])
+    ) or (len(after) >= 2 and after[1][0].isdigit() and _MONEY.joiners.starts(after[:1]))
+
+
+def _size_mention(original: str, number: str, size: str, offset: int) -> list[Mention]:
+    """The size as a mention with its span in the message (numbers in words were turned into
+    digits before reading, so the digits are looked up in the clause as written)."""
+    found = re.search(rf"(?<![\w.,]){re.escape(number)}(?![\w]|[.,]\d)", original)
+    if found is None:
+        return []
+    start, end = offset + found.start(), offset + found.end()
+    return [Mention(Facet.SIZE, size, start, end, found.group())]
 
 
 def _number(text: str) -> float | None:
@@ -361,19 +445,29 @@ def _amount(match: re.Match[str], clause: str) -> _Amount | None:
         thousands=thousands,
         before=_tokens(clause[max(0, match.start() - 64) : match.start()])[-_AROUND_WORDS:],
         after=_tokens(clause[match.end() : match.end() + 64])[:_AROUND_WORDS],
+        number=match.group("num"),
     )
 
 
 def _not_money(amount: _Amount) -> bool:
     """Is the number a size, an age, a quantity, a measure, a karat or a shown product?"""
-    after = amount.after[1:] if amount.after[:1] == ["-"] else amount.after  # "40-year-old"
+    after = _after(amount)
     if _MONEY.reference_after.starts(after):
         return True  # "the $13 one": a product the shopper saw, not a budget
     if amount.thousands and _MONEY.karat_after.starts(after):
         return True  # "14k gold"
     if amount.currency:
         return False
-    return _MONEY.not_money_before.ends(amount.before) or _MONEY.not_money_after.starts(after)
+    if amount.before[-2:] and _is_age_limit(amount.before[-2:]):
+        return True  # "kids under 5" are young, not cheap
+    before = amount.before
+    if len(before) >= 2 and before[-2].isdigit() and _MONEY.joiners.starts(before[-1:]):
+        before = before[:-2]  # "size 7-8", "US 4-6": the second number has the first one's words
+    return _MONEY.not_money_before.ends(before) or _MONEY.not_money_after.starts(after)
+
+
+def _is_age_limit(words: list[str]) -> bool:
+    return words[0] in _MONEY.ages_before_cue and words[-1] in _MONEY.age_cues
 
 
 def _cue(amount: _Amount) -> tuple[str | None, int]:
@@ -381,9 +475,11 @@ def _cue(amount: _Amount) -> tuple[str | None, int]:
     word that says no bound); strength 2 when the cue alone makes a number money ("under 40"),
     1 when it needs a money context ("at least 40" in "spend at least 40")."""
     before, after = amount.before, ["ish"] if amount.ish else amount.after
-    said = next(((c.kind, c.strength) for c in _MONEY.before if c.phrases.ends(before)), None)
-    if said is None and _negated_over(before):
-        said = ("max", 2)  # "I'd rather not spend more than 40"
+    said = (
+        ("max", 2)  # "I'd rather not spend more than 40", not "more than 40"
+        if _negated_over(before)
+        else next(((c.kind, c.strength) for c in _MONEY.before if c.phrases.ends(before)), None)
+    )
     said_after = next(((c.kind, c.strength) for c in _MONEY.after if c.phrases.starts(after)), None)
     kind_before, strength_before = said or (None, 0)
     kind_after, strength_after = said_after or (None, 0)
