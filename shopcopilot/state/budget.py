@@ -149,13 +149,14 @@ class _Money:
     not_money_after: _Phrases
     reference_after: _Phrases
     karat_after: _Phrases
+    sizing_after: _Phrases
     ages_before_cue: frozenset[str]
     age_cues: frozenset[str]
     size_before: _Phrases
     size_after: _Phrases
 
 
-def _load(path: Path) -> _Money:
+def load_money(path: Path) -> _Money:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
@@ -239,6 +240,7 @@ def _compile(raw: Mapping[str, Any]) -> _Money:
         not_money_after=_Phrases([*_words(never, "after"), *units]),
         reference_after=phrases(never, "reference_after"),
         karat_after=phrases(never, "karat_after"),
+        sizing_after=phrases(never, "sizing_after"),
         ages_before_cue=_single_words(never, "ages_before_cue"),
         age_cues=_single_words(never, "age_cues"),
         size_before=phrases(raw["sizes"], "before"),
@@ -262,7 +264,7 @@ def _amount_pattern(before: Mapping[str, str], after: Mapping[str, str]) -> re.P
     )
 
 
-_MONEY = _load(DATA_PATH)
+_MONEY = load_money(DATA_PATH)
 
 
 # -- reading a message ------------------------------------------------------------------------
@@ -386,9 +388,13 @@ def _size(amount: _Amount, asked: str | None) -> str | None:
     "womens 9", "he's a 9.5", "10.5 wide", "36 waist", a half size ("mens running shoes 10.5"),
     or any number in answer to a size question. One end of a range ("girls 7-16") is none."""
     size = canonical_size(amount.number)
-    if size is None or amount.currency or amount.thousands or amount.ish or _ranged(amount):
+    if size is None or amount.thousands or amount.ish or _ranged(amount):
         return None
     after = _after(amount)
+    if _MONEY.sizing_after.starts(after):
+        return size  # "a 38 euro size": the currency word names the sizing
+    if amount.currency:
+        return None
     if _MONEY.size_after.starts(after):
         return size
     if _MONEY.not_money_after.starts(after):
@@ -456,6 +462,8 @@ def _not_money(amount: _Amount) -> bool:
         return True  # "the $13 one": a product the shopper saw, not a budget
     if amount.thousands and _MONEY.karat_after.starts(after):
         return True  # "14k gold"
+    if _MONEY.sizing_after.starts(after):
+        return True  # "a 38 euro size"
     if amount.currency:
         return False
     if amount.before[-2:] and _is_age_limit(amount.before[-2:]):
