@@ -182,7 +182,14 @@ def test_sizes_said_as_numbers_are_sizes(text, asked, sizes, budget):
 
 
 @pytest.mark.parametrize(
-    "text", ["she's 9 and loves unicorns", "girls 7-16 jeans", "for my 4 year old", "9"]
+    "text",
+    [
+        "she's 9 and loves unicorns",
+        "girls 7-16 jeans",
+        "for my 4 year old",
+        "9",
+        "jacket for my nephew aged 11 size medium",
+    ],
 )
 def test_ages_ranges_and_bare_numbers_are_not_sizes(text):
     assert read_numbers(text).sizes == ()

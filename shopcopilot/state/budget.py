@@ -391,10 +391,8 @@ def _size(amount: _Amount, asked: str | None) -> str | None:
     if size is None or amount.thousands or amount.ish or _ranged(amount):
         return None
     after = _after(amount)
-    if _MONEY.sizing_after.starts(after):
-        return size  # "a 38 euro size": the currency word names the sizing
-    if amount.currency:
-        return None
+    if amount.currency:  # "a 38 euro size": the currency word names the sizing
+        return size if _MONEY.sizing_after.starts(after) else None
     if _MONEY.size_after.starts(after):
         return size
     if _MONEY.not_money_after.starts(after):
