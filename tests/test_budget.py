@@ -335,3 +335,14 @@ def test_a_malformed_data_file_names_its_entry(tmp_path):
     path.write_text("{", encoding="utf-8")
     with pytest.raises(MoneyDataError, match="cannot read"):
         load_money(path)
+
+
+def test_the_s_of_sizes_is_no_size_small():
+    # "i'm a 39 in euro sizes, boots around 80 euros": 39 is the size, 80 the budget, no "S".
+    from shopcopilot.catalog.vocabulary import find_mentions
+
+    assert [m.value for m in find_mentions("comes in several sizes.") if m.facet == "size"] == []
+    assert [m.value for m in find_mentions("Sizes: M") if m.facet == "size"] == ["M"]
+    numbers = read_numbers("i'm a 39 in euro sizes, boots around 80 euros")
+    assert [m.value for m in numbers.sizes] == ["39"]
+    assert numbers.budget is not None and numbers.budget.target == 80.0
