@@ -81,13 +81,7 @@ class _Phrases:
 
     def ends(self, words: list[str]) -> bool:
         """Do the words end with one of the phrases, or with one and filler words after it?"""
-        while words:
-            if any(tuple(words[-n:]) in self._set for n in self._lengths if n <= len(words)):
-                return True
-            if words[-1] not in _FILLERS:
-                return False
-            words = words[:-1]
-        return False
+        return self.ending_at(words) >= 0
 
     def ends_exactly(self, words: list[str]) -> bool:
         """Do the words end with one of the phrases (no filler after it)?"""
@@ -217,19 +211,8 @@ def _compile(raw: Mapping[str, Any]) -> _Money:
         amount_values=amount_values,
         amount_counts=counts,
         money_words=_single_words(raw, "money_words") | words_of_money,
-        before=(
-            _Cue("max", 2, phrases(cues, "max_strong_before")),
-            _Cue("around", 1, phrases(cues, "around_before")),
-            _Cue("min", 1, phrases(cues, "min_before")),
-            _Cue("max", 1, phrases(cues, "max_before")),
-            _Cue("budget", 1, phrases(cues, "budget_before")),
-        ),
-        after=(
-            _Cue("max", 2, phrases(cues, "max_after")),
-            _Cue("around", 2, phrases(cues, "around_strong_after")),
-            _Cue("around", 1, phrases(cues, "around_after")),
-            _Cue("min", 1, phrases(cues, "min_after")),
-        ),
+        before=_cues(cues, _BEFORE),
+        after=_cues(cues, _AFTER),
         negators=_single_words(cues, "negators"),
         negator_suffixes=tuple(_words(cues, "negator_suffixes")),
         over=phrases(cues, "over"),
@@ -245,6 +228,28 @@ def _compile(raw: Mapping[str, Any]) -> _Money:
         age_cues=_single_words(never, "age_cues"),
         size_before=phrases(raw["sizes"], "before"),
         size_after=phrases(raw["sizes"], "after"),
+    )
+
+
+# (kind, strength, list in the data file), in order of precedence: the first that matches wins.
+_BEFORE = (
+    ("max", 2, "max_strong_before"),
+    ("around", 1, "around_before"),
+    ("min", 1, "min_before"),
+    ("max", 1, "max_before"),
+    ("budget", 1, "budget_before"),
+)
+_AFTER = (
+    ("max", 2, "max_after"),
+    ("around", 2, "around_strong_after"),
+    ("around", 1, "around_after"),
+    ("min", 1, "min_after"),
+)
+
+
+def _cues(table: Mapping[str, Any], order: tuple[tuple[str, int, str], ...]) -> tuple[_Cue, ...]:
+    return tuple(
+        _Cue(kind, strength, _Phrases(_words(table, key))) for kind, strength, key in order
     )
 
 
