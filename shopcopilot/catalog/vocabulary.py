@@ -85,8 +85,9 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _INNER_APOSTROPHE = re.compile(r"'(?<=[a-z0-9A]')(?=[a-z0-9A])")
 _RUN_TAIL = re.compile(r"_(?<=__)")
 
+# "sizes?(?![a-z])": the "s" of "sizes" is never read as a size S ("in euro sizes, want ...").
 _SIZE_AFTER_WORD = re.compile(
-    r"\b(?:us\s+)?sizes?\s*[:#]?\s*(?P<first>\d{1,2}(?:\.5)?|"
+    r"\b(?:us\s+)?sizes?(?![a-z])\s*[:#]?\s*(?P<first>\d{1,2}(?:\.5)?|"
     r"[a-z0-9]+)(?P<second>[- ][a-z]+)?(?![\w.])",
     re.IGNORECASE,
 )

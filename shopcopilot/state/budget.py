@@ -1,61 +1,37 @@
 """Budgets versus measures: "under $40" is money, "up to 30 mm wide" is not.
 
-A number is money only when something says so: a currency sign or word next to
-it, a budget word in the same clause, or the agent having just asked about
-budget. A number followed by a unit of measure is never money.
+A number is money only when something says so: a currency next to it ("$40", "40 quid",
+"€40"), a budget cue ("under 40", "50 max"), a money word in the same clause ("spend"),
+or the agent having just asked about budget. A number is never money when the words
+around it make it a size ("size 10", "mens 12 wide", "32x30"), an age ("my 8 year old"),
+a quantity ("pack of 3"), a measure ("18 inch", "40mm"), a karat ("14k gold") or a shown
+product ("the $13 one").
+
+Numbers in words ("forty bucks", "a hundred and twenty") become digits with text2num;
+amounts with separators ("$1,299.99", "1.299,00 €") are read by price-parser. The cue
+words and currencies live in data/money.json; here is only the clause structure.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
-_DIGIT = re.compile(r"\d")
-_NUMBER = re.compile(
-    r"(?P<cur>\$|usd\s*)?\s*(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?P<k>k\b)?", re.I
-)
-_UNIT_AFTER = re.compile(
-    r"""^\s*(?:-\s*)?(?:mm|cm|m|km|in|inch|inches|"|”|''|ft|feet|foot|oz|ounces?|lbs?|pounds?|g|grams?|kg|ml|l|liters?|
-    litres?|yards?|yd|%|percent|x|pcs|pieces?|pack|packs|pairs?|sets?|years?|yrs?|months?|days?|hours?|
-    karat|carat|ct|kt|mah|w|watts?|v|volts?|atm|bar|meters?|metres?|mph|count|ply|gauge|denier|
-    st|nd|rd|th|s\b)(?![a-z])""",
-    re.I | re.X,
-)
-_CURRENCY_AFTER = re.compile(r"^\s*(?:dollars?|bucks?|usd|\$)(?![a-z])", re.I)
-_MONEY_WORDS = re.compile(
-    r"\b(budget|spend|spending|price[ds]?|cost[s]?|pay|paying|cheap(?:er)?|afford|expensive|"
-    r"pricey|dollars?|bucks?|usd)\b",
-    re.I,
-)
-# Strong cues make a bare number money ("under 30"); weak ones need a money context.
-_STRONG_MAX_BEFORE = re.compile(
-    r"(under|below|less\s+th[ae]n|lower\s+than|cheaper\s+than|no\s+more\s+than|not\s+more\s+than|"
-    r"(?:not|n't|never|rather\s+not)\s+(?:\w+\s+){0,3}(?:more\s+than|over|above)|"
-    r"nothing\s+(?:over|above|more\s+than))\s*$",
-    re.I,
-)
-_WEAK_MAX_BEFORE = re.compile(
-    r"(max(?:imum)?(?:\s+of)?|at\s+most|up\s+to|within|<=?|budget(?:\s+(?:is|of))?|spend(?:ing)?|"
-    r"pay|limit(?:\s+(?:is|of))?|cap(?:\s+(?:is|of))?)\s*:?\s*$",
-    re.I,
-)
-_MIN_BEFORE = re.compile(
-    r"(over|above|more\s+than|at\s+least|minimum(?:\s+of)?|>=?|starting\s+at)\s*$", re.I
-)
-_TARGET_BEFORE = re.compile(
-    r"(around|about|roughly|approximately|approx\.?|near|close\s+to|~|somewhere\s+around|"
-    r"ballpark(?:\s+of)?)\s*$",
-    re.I,
-)
-_MAX_AFTER = re.compile(
-    r"^\s*(?:dollars?|bucks?)?\s*(or\s+(?:less|under|below|cheaper)|tops|max(?:imum)?|at\s+most)\b",
-    re.I,
-)
-_RANGE = re.compile(
-    r"(?:between|from)?\s*\$?\s*(?P<a>\d+(?:\.\d+)?)\s*(?:dollars?|bucks?)?\s*(?:-|–|to|"
-    r"and)\s*\$?\s*(?P<b>\d+(?:\.\d+)?)",
-    re.I,
-)
+from price_parser import Price
+from text_to_num import alpha2digit
+
+from ..catalog.vocabulary import Mention, canonical_size, vocabulary
+from ..terms import Facet
+
+DATA_PATH = Path(__file__).with_name("data") / "money.json"
+
+
+class MoneyDataError(ValueError):
+    """data/money.json is malformed; the message names the entry."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,30 +40,295 @@ class Budget:
     max_price: float | None = None
     target: float | None = None
     text: str = ""
+    currency: str = "USD"  # ISO code of the currency the shopper named
 
     def describe(self) -> str:
+        """ "<= $40"; another currency is shown as said and as it is applied: the catalog is
+        priced in dollars and there are no exchange rates offline, so £30 is compared as $30."""
+        said = self._bounds(_MONEY.signs.get(self.currency, "$"))
+        if self.currency == _MONEY.default:
+            return said
+        return f"{said} (compared as {self._bounds(_MONEY.signs[_MONEY.default])})"
+
+    def _bounds(self, sign: str) -> str:
         if self.min_price is not None and self.max_price is not None:
-            return f"${self.min_price:g}-${self.max_price:g}"
+            return f"{sign}{self.min_price:g}-{sign}{self.max_price:g}"
         if self.max_price is not None:
-            return f"<= ${self.max_price:g}"
+            return f"<= {sign}{self.max_price:g}"
         if self.min_price is not None:
-            return f">= ${self.min_price:g}"
-        return f"~${self.target:g}" if self.target is not None else "any"
+            return f">= {sign}{self.min_price:g}"
+        return f"~{sign}{self.target:g}" if self.target is not None else "any"
+
+
+# -- the data file, compiled -----------------------------------------------------------------
+
+# A word (with inner apostrophes: "don't", "i'm") or one sign ("$", "~", "-", "#").
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\s\w]|_")
+_FILLERS = frozenset({":", "=", "a", "an", "the"})  # "budget: 40", "under a 100", "the $50 mark"
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower().replace("’", "'"))
+
+
+class _Phrases:
+    """A list of phrases from the data file, matched word by word against the words right before
+    or right after a number (a set lookup per phrase length, not a regex scan)."""
+
+    def __init__(self, phrases: Iterable[str]) -> None:
+        self._set = frozenset(tuple(_tokens(p)) for p in phrases)
+        self._lengths = sorted({len(p) for p in self._set}, reverse=True)
+
+    def ends(self, words: list[str]) -> bool:
+        """Do the words end with one of the phrases, or with one and filler words after it?"""
+        return self.ending_at(words) >= 0
+
+    def ends_exactly(self, words: list[str]) -> bool:
+        """Do the words end with one of the phrases (no filler after it)?"""
+        return any(tuple(words[-n:]) in self._set for n in self._lengths if n <= len(words))
+
+    def starts(self, words: list[str]) -> bool:
+        return any(tuple(words[:n]) in self._set for n in self._lengths if n <= len(words))
+
+    def ending_at(self, words: list[str]) -> int:
+        """Where the phrase that ends the words (fillers after it allowed) starts; -1: none."""
+        while words:
+            for n in self._lengths:
+                if n <= len(words) and tuple(words[-n:]) in self._set:
+                    return len(words) - n
+            if words[-1] not in _FILLERS:
+                return -1
+            words = words[:-1]
+        return -1
+
+
+def _phrase(text: str) -> str:
+    """A currency word or sign as a pattern, at word edges."""
+    body = r"\s+".join(re.escape(word) for word in text.split())
+    start = r"(?<![\w'])" if text[0].isalnum() else ""
+    end = r"(?!\w)" if text[-1].isalnum() else ""
+    return f"{start}(?:{body}){end}"
+
+
+def _alternation(phrases: Iterable[str]) -> str:
+    return "|".join(_phrase(p) for p in sorted(set(phrases), key=len, reverse=True))
+
+
+@dataclass(frozen=True, slots=True)
+class _Cue:
+    kind: str  # max / min / around / budget (a budget word that says no bound)
+    strength: int  # 2: makes a bare number money ("under 40"); 1: needs a money context
+    phrases: _Phrases
+
+
+@dataclass(frozen=True, slots=True)
+class _Money:
+    default: str
+    signs: Mapping[str, str]  # currency -> its sign
+    currency_of: Mapping[str, str]  # a currency word or sign, lower case -> currency
+    amount: re.Pattern[str]  # one amount: "$1,299.99", "40 bucks", "2k", "60ish"
+    amount_words: re.Pattern[str]  # "a grand", "a fiver"
+    amount_values: Mapping[str, tuple[float, str]]  # "fiver" -> (5, "GBP")
+    amount_counts: Mapping[str, float]  # "a couple" -> 2, as in "a couple grand"
+    money_words: frozenset[str]
+    before: tuple[_Cue, ...]  # in order of precedence
+    after: tuple[_Cue, ...]
+    negators: frozenset[str]
+    negator_suffixes: tuple[str, ...]
+    over: _Phrases
+    range_before: _Phrases
+    joiners: _Phrases
+    joiners_needing_money: _Phrases
+    not_money_before: _Phrases
+    not_money_after: _Phrases
+    reference_after: _Phrases
+    karat_after: _Phrases
+    sizing_after: _Phrases
+    ages_before_cue: frozenset[str]
+    age_cues: frozenset[str]
+    size_before: _Phrases
+    size_after: _Phrases
+
+
+def load_money(path: Path) -> _Money:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise MoneyDataError(f"{path}: cannot read: {error}") from error
+    try:
+        return _compile(raw)
+    except (KeyError, TypeError, ValueError, re.error) as error:
+        raise MoneyDataError(f"{path}: {error!r}") from error
+
+
+def _words(table: Mapping[str, Any], key: str) -> list[str]:
+    words = table[key]
+    if not isinstance(words, list) or not all(isinstance(w, str) and _tokens(w) for w in words):
+        raise TypeError(f"{key!r} must be a list of phrases")
+    if any(w != w.lower() for w in words):
+        raise ValueError(f"{key!r}: phrases are lower case")
+    return words
+
+
+def _single_words(table: Mapping[str, Any], key: str) -> frozenset[str]:
+    words = _words(table, key)
+    if any(len(_tokens(w)) != 1 for w in words):
+        raise ValueError(
+            f"{key!r}: one word each, not {next(w for w in words if len(_tokens(w)) != 1)!r}"
+        )
+    return frozenset(words)
+
+
+def _compile(raw: Mapping[str, Any]) -> _Money:
+    currencies, cues, never = raw["currencies"], raw["cues"], raw["not_money"]
+    default = raw["default_currency"]
+    if default not in currencies:
+        raise ValueError(f"default_currency {default!r} is not a listed currency")
+    before = {w: code for code, c in currencies.items() for w in _words(c, "before")}
+    after = {w: code for code, c in currencies.items() for w in _words(c, "after")}
+    amount_values = {
+        word: (float(entry["value"]), str(entry.get("currency", "")))
+        for word, entry in raw["amount_words"].items()
+    }
+    counts = {" ".join(_tokens(w)): float(n) for w, n in raw["amount_counts"].items()}
+    # Units of measure from the shared vocabulary, less those that are also money ("pounds").
+    units = [u for u in vocabulary().unit_by_term if u not in after and _tokens(u)]
+    words_of_money = {w for w in [*after, *before] if len(_tokens(w)) == 1}
+
+    def phrases(table: Mapping[str, Any], key: str) -> _Phrases:
+        return _Phrases(_words(table, key))
+
+    return _Money(
+        default=default,
+        signs={code: c["sign"] for code, c in currencies.items()},
+        currency_of={**before, **after},
+        amount=_amount_pattern(before, after),
+        amount_words=re.compile(
+            rf"(?:(?P<count>\d+(?:\.\d+)?|{_alternation(counts)})\s*)?"
+            rf"(?<![\w'])(?P<word>{'|'.join(map(re.escape, amount_values))})s?(?![\w'])",
+            re.I,
+        ),
+        amount_values=amount_values,
+        amount_counts=counts,
+        money_words=_single_words(raw, "money_words") | words_of_money,
+        before=_cues(cues, _BEFORE),
+        after=_cues(cues, _AFTER),
+        negators=_single_words(cues, "negators"),
+        negator_suffixes=tuple(_words(cues, "negator_suffixes")),
+        over=phrases(cues, "over"),
+        range_before=phrases(cues, "range_before"),
+        joiners=phrases(cues, "range_joiners"),
+        joiners_needing_money=phrases(cues, "range_needs_money"),
+        not_money_before=phrases(never, "before"),
+        not_money_after=_Phrases([*_words(never, "after"), *units]),
+        reference_after=phrases(never, "reference_after"),
+        karat_after=phrases(never, "karat_after"),
+        sizing_after=phrases(never, "sizing_after"),
+        ages_before_cue=_single_words(never, "ages_before_cue"),
+        age_cues=_single_words(never, "age_cues"),
+        size_before=phrases(raw["sizes"], "before"),
+        size_after=phrases(raw["sizes"], "after"),
+    )
+
+
+# (kind, strength, list in the data file), in order of precedence: the first that matches wins.
+_BEFORE = (
+    ("max", 2, "max_strong_before"),
+    ("around", 1, "around_before"),
+    ("min", 1, "min_before"),
+    ("max", 1, "max_before"),
+    ("budget", 1, "budget_before"),
+)
+_AFTER = (
+    ("max", 2, "max_after"),
+    ("around", 2, "around_strong_after"),
+    ("around", 1, "around_after"),
+    ("min", 1, "min_after"),
+)
+
+
+def _cues(table: Mapping[str, Any], order: tuple[tuple[str, int, str], ...]) -> tuple[_Cue, ...]:
+    return tuple(
+        _Cue(kind, strength, _Phrases(_words(table, key))) for kind, strength, key in order
+    )
+
+
+def _amount_pattern(before: Mapping[str, str], after: Mapping[str, str]) -> re.Pattern[str]:
+    """One amount: an optional currency, a number (with separators, "k" for thousands, "-ish"),
+    an optional currency after; never a piece of a word, a model number or a size ("2xl",
+    "36x32", "f91w", "#3")."""
+    return re.compile(
+        rf"""(?<![\w.,#/])
+        (?:(?P<pre>{_alternation(before)})\s?)?
+        (?P<num>\d{{1,3}}(?:[,.]\d{{3}})+(?:[.,]\d{{1,2}})?|\d+(?:\.\d+|,\d{{2}}(?!\d))?)
+        (?P<k>k)?
+        (?P<ish>\s?-?\s?ish)?
+        (?:\s?(?P<post>{_alternation(after)}))?
+        (?![^\W_]|[.,]\d)""",
+        re.I | re.X,
+    )
+
+
+_MONEY = load_money(DATA_PATH)
+
+
+# -- reading a message ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Amount:
+    value: float
+    currency: str | None  # None: no currency said next to it
+    start: int
+    end: int
+    ish: bool
+    thousands: bool
+    before: list[str]  # the words right before it, lower case
+    after: list[str]  # the words right after it
+    number: str  # the digits as written ("10.5")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """One way the message states money, with how sure we are that it is money."""
+
+    score: int
+    position: int
+    budget: Budget
+
+
+@dataclass(frozen=True, slots=True)
+class Numbers:
+    """What the numbers in a message are: the budget, and the sizes ("womens 9", "10.5 wide")
+    that must never be read as money (their spans index the message)."""
+
+    budget: Budget | None = None
+    sizes: tuple[Mention, ...] = ()
+
+
+def read_numbers(text: str, asked: str | None = None, protected: tuple[str, ...] = ()) -> Numbers:
+    """The budget and the sizes stated in `text`; `asked`: the attribute the agent just asked
+    about; `protected` spans (category names such as "Under $30") are ignored."""
+    readings: list[_Reading] = []
+    sizes: list[Mention] = []
+    offset = 0
+    # Sentence ends, but not the point inside "29.99".
+    for clause in re.split(r"(?<!\d)\.|\.(?!\d)|[;!?\n]", _mask(text, protected)):
+        found, sized = _clause_readings(clause, asked, offset)
+        readings += found
+        sizes += sized
+        offset += len(clause) + 1
+    if not readings:
+        return Numbers(None, tuple(sizes))
+    best = max(readings, key=lambda r: (r.score, -r.position))
+    return Numbers(_with_other_bound(best.budget, readings), tuple(sizes))
 
 
 def parse_budget(
     text: str, expecting_budget: bool = False, protected: tuple[str, ...] = ()
 ) -> Budget | None:
-    """The budget stated in `text`, if any. `protected` spans (category names) are ignored."""
-    if not _DIGIT.search(text):
-        return None  # every amount is read from digits; most messages have none
-    masked = _mask(text, protected)
-    # Sentence ends, but not the point inside "29.99".
-    for clause in re.split(r"(?<!\d)\.|\.(?!\d)|[;!?\n]", masked):
-        budget = _clause_budget(clause, expecting_budget)
-        if budget:
-            return budget
-    return None
+    """The budget stated in `text`, if any."""
+    return read_numbers(text, "budget" if expecting_budget else None, protected).budget
 
 
 def _mask(text: str, protected: tuple[str, ...]) -> str:
@@ -96,49 +337,226 @@ def _mask(text: str, protected: tuple[str, ...]) -> str:
     return text
 
 
-def _clause_budget(clause: str, expecting: bool) -> Budget | None:
-    money_clause = expecting or bool(_MONEY_WORDS.search(clause)) or "$" in clause
-    ranged = _range(clause, money_clause)
-    if ranged:
-        return ranged
-    for match in _NUMBER.finditer(clause):
-        after = clause[match.end() :]
-        if _UNIT_AFTER.match(after) and not match.group("cur"):
-            continue
-        explicit = bool(match.group("cur")) or bool(_CURRENCY_AFTER.match(after))
-        value = _value(match)
-        before = clause[: match.start()]
-        if _TARGET_BEFORE.search(before):
-            if explicit or money_clause:
-                return Budget(target=value, text=clause.strip())
-        elif _STRONG_MAX_BEFORE.search(before) or _MAX_AFTER.match(after):
-            return Budget(max_price=value, text=clause.strip())
-        elif _WEAK_MAX_BEFORE.search(before):
-            if explicit or money_clause:
-                return Budget(max_price=value, text=clause.strip())
-        elif _MIN_BEFORE.search(before):
-            if explicit or money_clause:
-                return Budget(min_price=value, text=clause.strip())
-        elif explicit or money_clause:
-            return Budget(target=value, text=clause.strip())
-    return None
+def _digits(clause: str) -> str:
+    """Numbers in words as digits ("forty-five bucks" -> "45 bucks", "a fiver" -> "5 gbp")."""
+    clause = alpha2digit(clause.replace("-ish", " ish"), "en")
+    lowered = clause.lower()
+    if any(word in lowered for word in _MONEY.amount_values):
+        clause = _MONEY.amount_words.sub(_amount_word, clause)
+    return clause
 
 
-def _range(clause: str, money_clause: bool) -> Budget | None:
-    for match in _RANGE.finditer(clause):
-        after = clause[match.end() :]
-        if _UNIT_AFTER.match(after):
-            continue
-        explicit = "$" in match.group() or bool(_CURRENCY_AFTER.match(after))
-        if not (explicit or money_clause):
-            continue
-        low, high = sorted((float(match.group("a")), float(match.group("b"))))
-        if low == high or low < 0:
-            continue
-        return Budget(min_price=low, max_price=high, text=clause.strip())
-    return None
+def _amount_word(match: re.Match[str]) -> str:
+    """A word that is an amount: "a fiver" is money by itself; "a grand" only with a cue, like a
+    bare number ("under a grand"; "a grand entrance" is none)."""
+    value, currency = _MONEY.amount_values[match.group("word").lower()]
+    said = " ".join(_tokens(match.group("count") or "a"))
+    count = _MONEY.amount_counts.get(said) or float(said)
+    return f"{count * value:g} {currency.lower()}".strip()
 
 
-def _value(match: re.Match[str]) -> float:
-    value = float(match.group("num").replace(",", ""))
-    return value * 1000 if match.group("k") else value
+def _clause_readings(
+    original: str, asked: str | None, offset: int
+) -> tuple[list[_Reading], list[Mention]]:
+    clause = _digits(original)
+    if not _DIGIT.search(clause):
+        return [], []
+    words = {t.removesuffix("'s") for t in _tokens(clause)}  # "budget's about 150"
+    money_clause = asked == "budget" or not _MONEY.money_words.isdisjoint(words)
+    amounts = [a for m in _MONEY.amount.finditer(clause) if (a := _amount(m, clause)) is not None]
+    readings, in_range = [], set()
+    text = original.strip()
+    for low, high in zip(amounts, amounts[1:], strict=False):
+        ranged = _range(clause, low, high, money_clause, text)
+        if ranged:
+            readings.append(replace(ranged, position=offset + low.start))
+            in_range |= {low.start, high.start}
+    sizes = []
+    for amount in amounts:
+        if amount.start in in_range:
+            continue
+        single = _single(amount, money_clause, text)
+        if single:
+            readings.append(replace(single, position=offset + amount.start))
+        elif size := _size(amount, asked):
+            sizes += _size_mention(original, amount.number, size, offset)
+    return readings, sizes
+
+
+def _after(amount: _Amount) -> list[str]:
+    """The words after a number, past a hyphen ("40-year-old", "4-pack")."""
+    return amount.after[1:] if amount.after[:1] == ["-"] else amount.after
+
+
+def _size(amount: _Amount, asked: str | None) -> str | None:
+    """The shoe or waist size a number that is not money names, if its words say it is one:
+    "womens 9", "he's a 9.5", "10.5 wide", "36 waist", a half size ("mens running shoes 10.5"),
+    or any number in answer to a size question. One end of a range ("girls 7-16") is none."""
+    size = canonical_size(amount.number)
+    if size is None or amount.thousands or amount.ish or _ranged(amount):
+        return None
+    after = _after(amount)
+    if amount.currency:  # "a 38 euro size": the currency word names the sizing
+        return size if _MONEY.sizing_after.starts(after) else None
+    if _MONEY.size_after.starts(after):
+        return size
+    if _MONEY.not_money_after.starts(after):
+        return None  # "9 years old", "3-pack"
+    said = (
+        asked == "size"
+        or _MONEY.size_before.ends_exactly(amount.before)
+        or amount.number.endswith(".5")
+    )
+    return size if said else None
+
+
+def _ranged(amount: _Amount) -> bool:
+    before, after = amount.before, amount.after
+    return (
+        len(before) >= 2 and before[-2][0].isdigit() and _MONEY.joiners.starts(before[-1:])
+    ) or (len(after) >= 2 and after[1][0].isdigit() and _MONEY.joiners.starts(after[:1]))
+
+
+def _size_mention(original: str, number: str, size: str, offset: int) -> list[Mention]:
+    """The size as a mention with its span in the message (numbers in words were turned into
+    digits before reading, so the digits are looked up in the clause as written)."""
+    found = re.search(rf"(?<![\w.,]){re.escape(number)}(?![\w]|[.,]\d)", original)
+    if found is None:
+        return []
+    start, end = offset + found.start(), offset + found.end()
+    return [Mention(Facet.SIZE, size, start, end, found.group())]
+
+
+def _number(text: str) -> float | None:
+    """ "49.99" as is; separators ("1,299.99", "1.299,00", "49,99") as price-parser reads them."""
+    if _PLAIN_NUMBER.fullmatch(text):
+        return float(text)
+    return Price.fromstring(text).amount_float
+
+
+_DIGIT = re.compile(r"\d")
+_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d{1,2}|\.\d{4,})?")
+_AROUND_WORDS = 8  # cues and contexts are read from this many words either side of a number
+
+
+def _amount(match: re.Match[str], clause: str) -> _Amount | None:
+    parsed = _number(match.group("num"))
+    if parsed is None:
+        return None
+    currency = next((_MONEY.currency_of[g.lower()] for g in match.group("pre", "post") if g), None)
+    thousands = bool(match.group("k"))
+    return _Amount(
+        value=parsed * 1000 if thousands else parsed,
+        currency=currency,
+        start=match.start(),
+        end=match.end(),
+        ish=bool(match.group("ish")),
+        thousands=thousands,
+        before=_tokens(clause[max(0, match.start() - 64) : match.start()])[-_AROUND_WORDS:],
+        after=_tokens(clause[match.end() : match.end() + 64])[:_AROUND_WORDS],
+        number=match.group("num"),
+    )
+
+
+def _not_money(amount: _Amount) -> bool:
+    """Is the number a size, an age, a quantity, a measure, a karat or a shown product?"""
+    after = _after(amount)
+    if _MONEY.reference_after.starts(after):
+        return True  # "the $13 one": a product the shopper saw, not a budget
+    if amount.thousands and _MONEY.karat_after.starts(after):
+        return True  # "14k gold"
+    if _MONEY.sizing_after.starts(after):
+        return True  # "a 38 euro size"
+    if amount.currency:
+        return False
+    if amount.before[-2:] and _is_age_limit(amount.before[-2:]):
+        return True  # "kids under 5" are young, not cheap
+    before = amount.before
+    if len(before) >= 2 and before[-2].isdigit() and _MONEY.joiners.starts(before[-1:]):
+        before = before[:-2]  # "size 7-8", "US 4-6": the second number has the first one's words
+    return _MONEY.not_money_before.ends(before) or _MONEY.not_money_after.starts(after)
+
+
+def _is_age_limit(words: list[str]) -> bool:
+    return words[0] in _MONEY.ages_before_cue and words[-1] in _MONEY.age_cues
+
+
+def _cue(amount: _Amount) -> tuple[str | None, int]:
+    """(kind, strength) of the cues around a number: kind max / min / around / budget (a budget
+    word that says no bound); strength 2 when the cue alone makes a number money ("under 40"),
+    1 when it needs a money context ("at least 40" in "spend at least 40")."""
+    before, after = amount.before, ["ish"] if amount.ish else amount.after
+    said = (
+        ("max", 2)  # "I'd rather not spend more than 40", not "more than 40"
+        if _negated_over(before)
+        else next(((c.kind, c.strength) for c in _MONEY.before if c.phrases.ends(before)), None)
+    )
+    said_after = next(((c.kind, c.strength) for c in _MONEY.after if c.phrases.starts(after)), None)
+    kind_before, strength_before = said or (None, 0)
+    kind_after, strength_after = said_after or (None, 0)
+    kind = kind_before if kind_before not in (None, "budget") else kind_after or kind_before
+    return kind, max(strength_before, strength_after)
+
+
+def _negated_over(before: list[str]) -> bool:
+    """ "not more than", "don't want to pay more than", "can't go over": a negator, up to three
+    words, then "more than" / "over"."""
+    at = _MONEY.over.ending_at(before)
+    if at < 0:
+        return False
+    return any(
+        word in _MONEY.negators or word.endswith(_MONEY.negator_suffixes)
+        for word in before[max(0, at - 4) : at]
+    )
+
+
+def _single(amount: _Amount, money_clause: bool, text: str) -> _Reading | None:
+    if _not_money(amount):
+        return None
+    kind, strength = _cue(amount)
+    explicit = amount.currency is not None
+    if not (explicit or strength == 2 or money_clause):
+        return None
+    currency = amount.currency or _MONEY.default
+    value = amount.value
+    if kind in ("max", "budget"):
+        budget = Budget(max_price=value, text=text, currency=currency)
+    elif kind == "min":
+        budget = Budget(min_price=value, text=text, currency=currency)
+    else:  # a bare price is a target: "leather belt €40"
+        budget = Budget(target=value, text=text, currency=currency)
+    score = 2 * explicit + strength + (kind not in (None, "budget"))
+    return _Reading(score, 0, budget)
+
+
+def _range(
+    clause: str, low: _Amount, high: _Amount, money_clause: bool, text: str
+) -> _Reading | None:
+    """ "between 50 and 80", "£30-40", "50 to 80 bucks": two amounts joined."""
+    joined = _tokens(clause[low.end : high.start])
+    if not (_MONEY.joiners.starts(joined) and _MONEY.joiners.ends(joined)):
+        return None
+    if not 0 < low.value < high.value or _not_money(low) or _not_money(high):
+        return None
+    explicit = bool(low.currency or high.currency)
+    cued = _MONEY.range_before.ends(low.before)
+    if _MONEY.joiners_needing_money.starts(joined) and not (explicit or cued or money_clause):
+        return None  # "2 and 3" is no price range by itself
+    currency = low.currency or high.currency or _MONEY.default
+    budget = Budget(min_price=low.value, max_price=high.value, text=text, currency=currency)
+    return _Reading(2 * explicit + 1 + cued + money_clause, 0, budget)
+
+
+def _with_other_bound(budget: Budget, readings: list[_Reading]) -> Budget:
+    """ "at least 40 but no more than 60": a lower and an upper bound said apart make a range."""
+    low, high = budget.min_price, budget.max_price
+    if budget.target is not None or (low is None) == (high is None):
+        return budget
+    for reading in readings:
+        other = reading.budget
+        other_low, other_high = other.min_price, other.max_price
+        if high is not None and other_high is None and other_low is not None and other_low < high:
+            return replace(budget, min_price=other_low)
+        if low is not None and other_low is None and other_high is not None and other_high > low:
+            return replace(budget, max_price=other_high)
+    return budget

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
-from .budget import Budget, parse_budget
+from ..terms import Facet
+from .budget import Budget, read_numbers
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
 
@@ -234,11 +235,15 @@ def parse_message(
     obs.text = text
     obs.override = bool(_OVERRIDE.search(text))
     obs.browsing = True if _BROWSING.search(text) else None
-    obs.budget = parse_budget(
-        text, expecting_budget=last_question == "budget", protected=lexicon.money_like_categories
-    )
+    numbers = read_numbers(text, last_question, protected=lexicon.money_like_categories)
+    obs.budget = numbers.budget
     _read_no_preference(text, last_question, obs)
+    if obs.budget:  # "whatever's under 40": an amount said is a budget, not indifference to one
+        obs.no_preference = [a for a in obs.no_preference if a != "budget"]
     _read_values(text, lexicon, obs, last_question)
+    # Sizes said as bare numbers ("womens 9", "10.5 wide"), unless the vocabulary read them.
+    said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
+    obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
     obs.negated_words = _negated_free_words(text, lexicon)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
     return obs

@@ -227,6 +227,7 @@ def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> No
             "min": budget.min_price,
             "max": budget.max_price,
             "target": budget.target,
+            "currency": budget.currency,  # applied to dollar prices as is (see Budget.describe)
         },
     )
     state.constraints.append(constraint)
