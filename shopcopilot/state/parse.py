@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
 from .budget import Budget, parse_budget
+from .critique import ShownTalk, read_shown_talk
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
 
@@ -218,6 +219,7 @@ class Observation:
     category_text: str = ""
     category_narrows: bool = False  # the named item is a narrower kind of the current one
     fragments: list[str] = field(default_factory=list)
+    shown_talk: ShownTalk = field(default_factory=ShownTalk)  # what it says of shown products
 
 
 def parse_message(
@@ -241,6 +243,7 @@ def parse_message(
     _read_values(text, lexicon, obs, last_question)
     obs.negated_words = _negated_free_words(text, lexicon)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
+    obs.shown_talk = read_shown_talk(text)
     return obs
 
 
