@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ KINDS = (
     "not_style",
     "none_of_these",
 )
-CUE_KINDS = (*KINDS, "reject", "positive", "contrast")
+CUE_KINDS = (*KINDS, "reject", "positive", "contrast", "neutral")
 # Critiques of the whole list when no product is pointed at ("something cheaper").
 LIST_WIDE = frozenset({"cheaper", "pricier", "none_of_these"})
 PRICE_MATCH = 0.02  # a number within 2% (or $1) of a shown price names that product
@@ -91,12 +91,20 @@ class Cues:
     length_words: Mapping[str, str]  # "maxi" -> long, "cropped" -> short
     length_styles: Mapping[str, tuple[str, ...]]
     size_words: Mapping[str, tuple[str, ...]]
+    frame_stop: frozenset[str]  # words that never describe a product ("the budget")
 
 
 def load_cues(path: Path = DATA_FILE) -> Cues:
     raw = json.loads(path.read_text(encoding="utf-8"))
     pointers: dict[Phrase, str] = {}
-    for label, key in (("all", "all_shown"), ("this", "this_one"), ("other", "other_one")):
+    labels = (
+        ("all", "all_shown"),
+        ("this", "this_one"),
+        ("other", "other_one"),
+        ("them", "anaphora"),
+        ("none", "not_pointers"),
+    )
+    for label, key in labels:
         for phrase in _phrases(raw, key):
             pointers[phrase] = label
     cues: dict[Phrase, str] = {}
@@ -122,6 +130,7 @@ def load_cues(path: Path = DATA_FILE) -> Cues:
         length_words=_inverted(lengths),
         length_styles={k: tuple(v) for k, v in _table(raw, "length_styles").items()},
         size_words={k: tuple(v) for k, v in _table(raw, "size_words").items()},
+        frame_stop=frozenset(_words(raw, "frame_stop")),
     )
 
 
@@ -167,7 +176,7 @@ def _inverted(table: Mapping[str, list[str]]) -> dict[str, str]:
 
 
 # A word as a shopper types it: "#", "$13", "8.5", "2nd", "one's" (read as "one"), "isn't".
-_WORD = re.compile(r"#|[$£€]?\d+(?:[.,]\d+)?(?![a-z])|[a-z0-9]+(?:'[a-z]+)?")
+_WORD = re.compile(r"#|[$£€]?\d+(?:[.,]\d+)?(?![a-z0-9])|[a-z0-9]+(?:'[a-z]+)?")
 
 
 def words_with_spans(text: str) -> list[tuple[str, int, int]]:
@@ -185,6 +194,28 @@ def words_with_spans(text: str) -> list[tuple[str, int, int]]:
 CUES = load_cues()
 
 
+def cue_words(path: Path = DATA_FILE) -> frozenset[str]:
+    """Every word the cue file uses: the spelling fixer leaves them alone."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.update(tokens(value))
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(item, int):
+                    found.add(key)  # an ordinal
+                elif not key.startswith("_"):
+                    walk(item)
+
+    walk({k: v for k, v in raw.items() if not k.startswith("_")})
+    return frozenset(w for w in found if w.isalpha())
+
+
 # -- reading the message alone --------------------------------------------------------------
 
 
@@ -199,6 +230,7 @@ class Pointer:
     ordinal: int = 0  # 1-based; -1 the last
     count: int = 1  # "the first two"
     words: tuple[str, ...] = ()  # a description's words, as said
+    negated: bool = False  # "not the yellow one", "no light up ones"
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +258,14 @@ class ShownTalk:
 
 _SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;\n]+|$)")
 _DETERMINERS = frozenset({"the", "that", "this", "those", "these", "your", "ur"})
-_NEGATORS = frozenset({"no", "not", "without", "never", "nothing"})
+_NEGATORS = frozenset({"no", "not"})
+# Words before an amount that make it a budget ("under 40"), and around one that make it a price
+# ("the $13 one", "at 68", "150 is steep").
+_BUDGET_BEFORE = frozenset(
+    {"under", "below", "than", "over", "above", "max", "around", "about", "between", "to", "up"}
+)
+_PRICE_BEFORE = frozenset({"at", "thats", "that", "costs", "for", "the"})
+_PRICE_AFTER = frozenset({"is", "one", "ones", "was", "seems", "feels", "looks"})
 
 
 def read_shown_talk(text: str) -> ShownTalk:
@@ -238,31 +277,56 @@ def read_shown_talk(text: str) -> ShownTalk:
             talk.sentences.append((match.start(), match.end()))
             talk.questions.append(_is_question(match.group()))
     taken: set[int] = set()
+    for first, past, kind in CUES.cues.find(words):
+        if kind == "neutral":  # "never mind the budget", "no clue": about nothing shown
+            taken |= set(range(first, past))
+        elif kind != "reject" or _rejects(words, first, past):
+            start, end = spans[first][1], spans[past - 1][2]
+            talk.cues.append(Cue(kind, start, end, text[start:end]))
     for pointer, used in _ordinals(text, spans, words):
         talk.pointers.append(pointer)
         taken |= used
     for first, past, label in CUES.pointers.find(words):
         if not taken & set(range(first, past)):
-            talk.pointers.append(_pointer(label, text, spans, first, past))
+            if label != "none":
+                talk.pointers.append(_pointer(label, text, spans, first, past))
             taken |= set(range(first, past))
     talk.pointers += _descriptions(text, spans, words, taken)
-    for first, past, kind in CUES.cues.find(words):
-        start, end = spans[first][1], spans[past - 1][2]
-        talk.cues.append(Cue(kind, start, end, text[start:end]))
     talk.numbers = [
-        (float(w.lstrip("$£€").replace(",", "")), s, e) for w, s, e in spans if _is_amount(w)
+        (float(w.lstrip("$£€").replace(",", "")), s, e)
+        for i, (w, s, e) in enumerate(spans)
+        if _is_price(words, i)
     ]
     talk.pointers.sort(key=lambda p: p.start)
     return talk
 
 
 def _is_question(sentence: str) -> bool:
+    """Does the sentence ask something ("is the first one quick dry?", "looks great but is it
+    over 40?"), rather than request with a question mark ("the lace one but in black?")?"""
+    if not sentence.rstrip().endswith("?"):
+        return False
     words = [w for w, _, _ in words_with_spans(sentence)]
-    return sentence.rstrip().endswith("?") and bool(words) and words[0] in CUES.question_openers
+    starts = [0] + [i + 1 for i, w in enumerate(words) if w in ("but", "and", "so")]
+    return any(i < len(words) and words[i] in CUES.question_openers for i in starts)
 
 
-def _is_amount(word: str) -> bool:
-    return bool(re.fullmatch(r"[$£€]?\d+(?:\.\d+)?", word))
+def _rejects(words: list[str], first: int, past: int) -> bool:
+    """A bare "too" rejects only with a word after it ("too shiny", not "fine too")."""
+    return words[first:past] != ["too"] or past < len(words) and words[past].isalpha()
+
+
+def _is_price(words: list[str], i: int) -> bool:
+    """Is the amount at i a shown product's price ("the $13 one", "150 is steep", "at 68") rather
+    than a budget ("under 40"), an age or a size?"""
+    word = words[i]
+    if not re.fullmatch(r"[$£€]?\d+(?:\.\d+)?", word):
+        return False
+    before = words[i - 1] if i else ""
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if before in _BUDGET_BEFORE:
+        return False
+    return word[0] in "$£€" or before in _PRICE_BEFORE or after in _PRICE_AFTER
 
 
 def _pointer(
@@ -323,23 +387,41 @@ def _descriptions(
             continue
         if word in CUES.referents and i > 0:
             first = i
-            while first > 0 and i - first < 4 and words[first - 1] not in _FRAME_STOP:
+            while first > 0 and i - first < 4 and not _stops(words[first - 1]):
                 first -= 1
-            if first < i and not used & set(range(first, i + 1)):
+            lead = words[first - 1] if first else ""
+            if first < i and lead in _DETERMINERS | _NEGATORS and not used & set(range(first, i)):
                 said = tuple(words[first:i])
-                out.append(_pointer("description", text, spans, first, i + 1, words=said))
-                used |= set(range(first, i + 1))
-        elif word in _DETERMINERS | _NEGATORS:
+                out.append(
+                    _pointer(
+                        "description",
+                        text,
+                        spans,
+                        first - 1,
+                        i + 1,
+                        words=said,
+                        negated=lead in _NEGATORS,
+                    )
+                )
+                used |= set(range(first - 1, i + 1))
+        elif word in _DETERMINERS | {"not"}:
             past = i + 1
-            while past < len(words) and past - i <= 4 and words[past] not in _FRAME_STOP:
+            while past < len(words) and past - i <= 4 and not _stops(words[past]):
                 past += 1
             if past > i + 1 and not used & set(range(i, past)):
                 said = tuple(words[i + 1 : past])
                 if past < len(words) and words[past] in CUES.referents:
                     past += 1
-                out.append(_pointer("description", text, spans, i, past, words=said))
+                pointer = _pointer(
+                    "description", text, spans, i, past, words=said, negated=word == "not"
+                )
+                out.append(pointer)
                 used |= set(range(i, past))
     return out
+
+
+def _stops(word: str) -> bool:
+    return word in _FRAME_STOP or word in CUES.frame_stop
 
 
 # Words that end (or start) a description: function words and verbs around it.
@@ -403,6 +485,7 @@ class Reference:
     facet: str | None = None  # what a description named: color, brand, material, style, length
     named: tuple[tuple[str, str], ...] = ()  # (facet, value) pairs the description named
     words: tuple[str, ...] = ()  # stems of the description that the products hold
+    negated: bool = False  # said with a negator: "not the yellow one", "pink?? no"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -456,7 +539,7 @@ def resolve(
     reading = Reading()
     if not shown or not talk and not negated and not mentions:
         return reading
-    references = _references(talk, shown, text, mentions, budget_amounts)
+    references = _references(talk, shown, text, [*mentions, *negated], budget_amounts)
     references += _value_references(shown, negated, talk, references, rejected=True)
     references += _value_references(shown, mentions, talk, references, rejected=False)
     references.sort(key=lambda r: r.start)
@@ -483,6 +566,12 @@ def _references(
         elif pointer.kind == "this":
             earlier = [r for r in out if r.end <= pointer.start]
             positions = earlier[-1].positions if earlier else (1,)
+        elif pointer.kind == "them":  # back to what was just named, else the whole list
+            earlier = [r for r in out if r.end <= pointer.start]
+            if earlier:
+                positions = earlier[-1].positions
+            elif pointer.text.lower().replace("’", "'").split("'")[0] != "it":
+                positions = tuple(range(1, count + 1))
         elif pointer.kind == "other":
             earlier = [r for r in out if r.end <= pointer.start]
             rest = [p for p in range(1, count + 1) if not earlier or p not in earlier[-1].positions]
@@ -501,15 +590,39 @@ def _references(
                     facet,
                     named,
                     words,
+                    pointer.negated,
                 )
             )
     budget = set(budget_amounts)
     for amount, start, end in talk.numbers:
         if amount in budget or any(r.start <= start < r.end for r in out):
             continue
-        priced = tuple(s.position for s in shown if _same_price(s.price, amount))
+        priced = [s for s in shown if _same_price(s.price, amount)]
         if priced:
-            out.append(Reference(priced, "price", start, end, text[start:end]))
+            closest = min(abs((s.price or 0.0) - amount) for s in priced)
+            positions = tuple(
+                s.position for s in priced if abs((s.price or 0.0) - amount) == closest
+            )
+            out.append(Reference(positions, "price", start, end, text[start:end]))
+    return _narrowed(out, text)
+
+
+def _narrowed(references: list[Reference], text: str) -> list[Reference]:
+    """A price said right after a description picks among what it describes ("the keyocean one
+    thats 29"): one reference."""
+    out: list[Reference] = []
+    for reference in sorted(references, key=lambda r: r.start):
+        previous = out[-1] if out else None
+        if (
+            reference.kind == "price"
+            and previous is not None
+            and previous.kind == "description"
+            and len(words_with_spans(text[previous.end : reference.start])) <= 2
+            and set(reference.positions) < set(previous.positions)
+        ):
+            out[-1] = replace(previous, positions=reference.positions, end=reference.end)
+            continue
+        out.append(reference)
     return out
 
 
@@ -534,24 +647,31 @@ def _described(
     if not said:
         return (), None, (), ()
     extreme = [CUES.price_words[w] for w in said if w in CUES.price_words]
-    if extreme and all(s.price is not None for s in shown):
-        pick = min if extreme[0] == "lowest" else max
-        best = pick(s.price for s in shown if s.price is not None)
+    prices = [s.price for s in shown if s.price is not None]
+    if extreme and prices:
+        best = min(prices) if extreme[0] == "lowest" else max(prices)
         return tuple(s.position for s in shown if s.price == best), None, (), ()
     values = [(m.facet.value, m.value) for m in mentions if m.facet.value != "size"]
     stems = {stem(t) for t in tokens(" ".join(said)) if t not in STOPWORDS}
     scores = []
     for product in shown:
         score = sum(1 for facet, value in values if value in product.values(facet))
-        score += len(stems & product.words)
+        score += len(stems & product.words) + len(stems & _brand_stems(product))
         scores.append(score)
     best_score = max(scores)
-    if not best_score:
-        return (), None, (), ()
     chosen = [s for s, score in zip(shown, scores, strict=True) if score == best_score]
+    if not best_score or len(chosen) == len(shown) > 1:
+        return (), None, (), ()  # nothing, or nothing that tells the products apart
     held = tuple(sorted(stems.intersection(*(s.words for s in chosen))))
     facet = _named_facet(said, values)
+    if facet is None and held and all(_brand_stems(s) >= set(held) for s in chosen):
+        facet = "brand"
+        values = [("brand", v) for s in chosen for v in s.values("brand")]
     return tuple(s.position for s in chosen), facet, tuple(values), held
+
+
+def _brand_stems(product: Shown) -> set[str]:
+    return {stem(t) for t in tokens(product.brand or "") if t not in STOPWORDS}
 
 
 def _named_facet(said: Sequence[str], values: Sequence[tuple[str, str]]) -> str | None:
@@ -579,27 +699,52 @@ def _value_references(
             continue
         if facet not in ("brand", "color", "material", "style"):
             continue
-        turned_down = rejected or _cue_after(talk, mention.end, "reject")
+        turned_down = rejected or _cue_near(talk, mention.start, mention.end, "reject")
         if facet != "brand" and not turned_down:
             continue
+        if facet == "brand" and not turned_down and not _leads(talk, mention.start):
+            continue  # "he only wears asics" says what they like, "wrangler." picks one
         have = tuple(s.position for s in shown if mention.value.lower() in s.values(facet))
         if have and (len(have) < len(shown) or turned_down):
             named = ((facet, mention.value),)
             out.append(
-                Reference(have, "value", mention.start, mention.end, mention.text, facet, named)
+                Reference(
+                    have,
+                    "value",
+                    mention.start,
+                    mention.end,
+                    mention.text,
+                    facet,
+                    named,
+                    negated=turned_down,
+                )
             )
     return out
 
 
-def _cue_after(talk: ShownTalk, end: int, kind: str) -> bool:
-    """Is there a `kind` cue in the same sentence after `end` ("pink?? no")?"""
+def _leads(talk: ShownTalk, start: int) -> bool:
+    """Does a sentence start with the words at `start` (give or take an "ok")?"""
+    sentence = _sentence_of(talk, start)
+    if sentence < 0:
+        return False
+    before = words_with_spans(talk.text[talk.sentences[sentence][0] : start])
+    return len(before) <= 1
+
+
+def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
+    """Is there a `kind` cue just before the words ("never wears silver") or after them in the
+    same or the next sentence ("pink?? no")?"""
     sentence = _sentence_of(talk, end - 1)
     following = _sentence_of(talk, talk.sentences[sentence][1]) if talk.sentences else -1
     window = {sentence, following if following >= 0 else sentence}
-    return any(
-        c.kind == kind and c.start >= end and _sentence_of(talk, c.start) in window
-        for c in talk.cues
-    )
+    for cue in talk.cues:
+        if cue.kind != kind:
+            continue
+        if cue.start >= end and _sentence_of(talk, cue.start) in window:
+            return True
+        if cue.end <= start and len(words_with_spans(talk.text[cue.end : start])) <= 1:
+            return True
+    return False
 
 
 def _sentence_of(talk: ShownTalk, offset: int) -> int:
@@ -659,25 +804,26 @@ def _kinds(talk: ShownTalk, reference: Reference, cues: list[Cue]) -> list[Criti
     made: list[Critique] = []
     positions = reference.positions
     question = talk.questions[_sentence_of(talk, reference.start)] if talk.sentences else False
+    if reference.negated:
+        cues = [Cue("reject", reference.start, reference.end, reference.text), *cues]
     kinds = [c.kind for c in cues]
     for cue in cues:
         kind = cue.kind
         if kind == "reject":
             kind = _rejection_kind(talk, reference)
         elif kind == "contrast":
-            after_question = talk.questions[_sentence_of(talk, cue.start)]
-            if "positive" not in kinds or after_question or "reject" in kinds:
+            if "positive" not in kinds or question or "reject" in kinds:
                 continue
             kind = "more_like"
-        elif kind == "positive":
+        elif kind in ("positive", "neutral"):
             continue
         made.append(
             Critique(
                 kind, positions, cue.start, cue.end, cue.text, reference.named, reference.words
             )
         )
-    if made or question or reference.kind == "all":
-        return made
+    if made or question or reference.kind in ("all", "them"):
+        return made  # "do any of these come in gold?", "make it 8.5": no pick
     return [Critique("pick", positions, reference.start, reference.end, reference.text)]
 
 
@@ -701,5 +847,12 @@ def _merged(critiques: list[Critique]) -> list[Critique]:
     out: dict[tuple[str, tuple[int, ...]], Critique] = {}
     for critique in critiques:
         out.setdefault((critique.kind, critique.positions), critique)
+    # "those are all kinda girly. none of these": a rejection of the whole list, no more
+    dismissed = {p for (kind, positions) in out if kind == "none_of_these" for p in positions}
+    out = {
+        key: c
+        for key, c in out.items()
+        if not (key[0].startswith("not_") and set(key[1]) <= dismissed)
+    }
     spoken = {p for (kind, positions) in out if kind != "pick" for p in positions}
     return [c for (kind, positions), c in out.items() if kind != "pick" or not set(positions) <= spoken]

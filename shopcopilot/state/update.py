@@ -291,7 +291,11 @@ def _apply_critiques(
     if not shown:
         return
     stated = _stated_amounts(obs, shown)
-    reading = resolve(obs.shown_talk, shown, obs.text, obs.values, obs.negated, stated)
+    # Turning down what they asked for themselves ("silver instead of gold") corrects the
+    # request; it says nothing of the products shown.
+    asked = {(c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn}
+    negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
+    reading = resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated)
     diff.references = [r.to_dict() for r in reading.references]
     by_position = {s.position: s for s in shown}
     for critique in reading.critiques:
