@@ -760,8 +760,10 @@ def _critiques(
     """Each cue attached to the reference it is about; a reference no cue speaks of is a pick."""
     attached: dict[int, list[Cue]] = {i: [] for i in range(len(references))}
     loose: list[Cue] = []
+    described = [(p.start, p.end) for p in talk.pointers if p.kind == "description"]
+    described += [(r.start, r.end) for r in references if r.kind in _DESCRIBING]
     for cue in talk.cues:
-        if any(r.start <= cue.start < r.end for r in references if r.kind in _DESCRIBING):
+        if any(start <= cue.start < end for start, end in described):
             continue  # "the cheaper one" describes, it does not critique
         target = _target(talk, references, cue)
         if target is None:
@@ -784,6 +786,9 @@ _DESCRIBING = frozenset({"description", "price", "value"})
 def _target(talk: ShownTalk, references: list[Reference], cue: Cue) -> int | None:
     """The reference a cue speaks of: the nearest one before it in its sentence, else after it
     in its sentence, else the last one said before it."""
+    within = [i for i, r in enumerate(references) if r.start <= cue.start < r.end]
+    if within:  # "none of these" is both the products and what is said of them
+        return within[0]
     sentence = _sentence_of(talk, cue.start)
     before = [i for i, r in enumerate(references) if r.end <= cue.start]
     same = [i for i in before if _sentence_of(talk, references[i].start) == sentence]

@@ -147,7 +147,9 @@ class ShoppingState:
     def anchor(self) -> CritiqueRecord | None:
         """The latest product this epoch the shopper wants more like (or picked), if any."""
         for record in reversed(self.critiques):
-            if record.epoch == self.epoch and record.anchor:
+            if record.epoch != self.epoch or record.kind == "none_of_these":
+                return None  # a list turned down leaves no neighbourhood to stay in
+            if record.kind in ("more_like", "pick") and record.anchor:
                 return record
         return None
 

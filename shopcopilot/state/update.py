@@ -351,9 +351,7 @@ def _price_budget(
         tighter = held is not None and (held <= price if cheaper else held >= price)
         if tighter and old.source_turn < state.turn:
             return f"your budget ({old.value}) is already {'lower' if cheaper else 'higher'}", {}
-    for old in state.active(Attribute.BUDGET):
-        old.status = Status.REPLACED
-        diff.replaced.append(_describe(old))
+    _drop_budgets(state, diff)
     word = "at most" if cheaper else "at least"
     constraint = Constraint(
         attribute=Attribute.BUDGET,
@@ -373,6 +371,18 @@ def _price_budget(
     state.constraints.append(constraint)
     diff.added.append(_describe(constraint))
     return f"{'cheaper' if cheaper else 'pricier'} than the ${price:g} one: {constraint.value}", {}
+
+
+def _drop_budgets(state: ShoppingState, diff: StateDiff) -> None:
+    """Budgets give way to the critique's; one read from this very message ("the keyocean one,
+    that's 29") was never the shopper's budget, so it goes without a trace."""
+    for old in state.active(Attribute.BUDGET):
+        if old.source_turn == state.turn:
+            state.constraints.remove(old)
+            diff.added = [a for a in diff.added if a != _describe(old)]
+        else:
+            old.status = Status.REPLACED
+            diff.replaced.append(_describe(old))
 
 
 def _anchor(
@@ -445,7 +455,8 @@ def _size_preference(
 def _none_of_these(
     state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], diff
 ) -> Effect:
-    return "none of these again; a wider spread of brands", {}
+    brands = sorted({p.brand.lower() for p in products if p.brand})
+    return "none of these again; other brands first", {"brands": brands}
 
 
 _CRITIQUE_EFFECTS = {
