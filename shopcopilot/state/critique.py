@@ -231,6 +231,7 @@ class Pointer:
     count: int = 1  # "the first two"
     words: tuple[str, ...] = ()  # a description's words, as said
     negated: bool = False  # "not the yellow one", "no light up ones"
+    indefinite: bool = False  # "a nike one": a kind of product, unless it is a shown brand
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +260,7 @@ class ShownTalk:
 _SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;\n]+|$)")
 _DETERMINERS = frozenset({"the", "that", "this", "those", "these", "your", "ur"})
 _NEGATORS = frozenset({"no", "not"})
+_INDEFINITE = frozenset({"a", "an"})  # "had a champion one before": only a brand points
 # Words before an amount that make it a budget ("under 40"), and around one that make it a price
 # ("the $13 one", "at 68", "150 is steep").
 _BUDGET_BEFORE = frozenset(
@@ -382,15 +384,27 @@ def _descriptions(
     a negator) then a few words, or a few words then one/ones. Whether the words describe a shown
     product is decided against the products (`resolve`)."""
     out, used = [], set(taken)
+    # Word i follows a comma or a full stop: a description never spans one.
+    breaks = {
+        i
+        for i in range(1, len(spans))
+        if re.search(r"[.,;:!?]", text[spans[i - 1][2] : spans[i][1]])
+    }
     for i, word in enumerate(words):
         if i in used:
             continue
         if word in CUES.referents and i > 0:
             first = i
-            while first > 0 and i - first < 4 and not _stops(words[first - 1]):
+            while (
+                first > 0
+                and i - first < 4
+                and first not in breaks
+                and (words[first - 1] in ("and", "&") or not _stops(words[first - 1]))
+            ):
                 first -= 1
             lead = words[first - 1] if first else ""
-            if first < i and lead in _DETERMINERS | _NEGATORS and not used & set(range(first, i)):
+            leads = _DETERMINERS | _NEGATORS | _INDEFINITE
+            if first < i and lead in leads and not used & set(range(first, i)):
                 said = tuple(words[first:i])
                 out.append(
                     _pointer(
@@ -401,20 +415,24 @@ def _descriptions(
                         i + 1,
                         words=said,
                         negated=lead in _NEGATORS,
+                        indefinite=lead in _INDEFINITE,
                     )
                 )
                 used |= set(range(first - 1, i + 1))
-        elif word in _DETERMINERS | {"not"}:
+        elif word in _DETERMINERS:
             past = i + 1
-            while past < len(words) and past - i <= 4 and not _stops(words[past]):
+            while (
+                past < len(words)
+                and past - i <= 4
+                and past not in breaks
+                and not _stops(words[past])
+            ):
                 past += 1
             if past > i + 1 and not used & set(range(i, past)):
                 said = tuple(words[i + 1 : past])
-                if past < len(words) and words[past] in CUES.referents:
+                if past < len(words) and past not in breaks and words[past] in CUES.referents:
                     past += 1
-                pointer = _pointer(
-                    "description", text, spans, i, past, words=said, negated=word == "not"
-                )
+                pointer = _pointer("description", text, spans, i, past, words=said)
                 out.append(pointer)
                 used |= set(range(i, past))
     return out
@@ -544,7 +562,7 @@ def resolve(
     references += _value_references(shown, mentions, talk, references, rejected=False)
     references.sort(key=lambda r: r.start)
     reading.references = references
-    reading.critiques = _critiques(talk, shown, references)
+    reading.critiques = _critiques(talk, shown, references, [*mentions, *negated])
     return reading
 
 
@@ -578,7 +596,10 @@ def _references(
             positions = tuple(rest[:1])
         else:
             inside = [m for m in mentions if pointer.start <= m.start < pointer.end]
-            positions, facet, named, words = _described(pointer.words, inside, shown)
+            pointed = pointer.text.lower().rstrip("'s").split()[-1] in CUES.referents
+            positions, facet, named, words = _described(pointer.words, inside, shown, pointed)
+            if pointer.indefinite and facet != "brand":
+                positions = ()
         if positions:
             out.append(
                 Reference(
@@ -595,8 +616,10 @@ def _references(
             )
     budget = set(budget_amounts)
     for amount, start, end in talk.numbers:
-        if amount in budget or any(r.start <= start < r.end for r in out):
+        if any(r.start <= start < r.end for r in out):
             continue
+        if amount in budget and not _price_framed(text, start, end):
+            continue  # "$40" as a budget; "thats 29", "at 68", "150 is steep" name a product
         priced = [s for s in shown if _same_price(s.price, amount)]
         if priced:
             closest = min(abs((s.price or 0.0) - amount) for s in priced)
@@ -626,6 +649,17 @@ def _narrowed(references: list[Reference], text: str) -> list[Reference]:
     return out
 
 
+def _price_framed(text: str, start: int, end: int) -> bool:
+    before = words_with_spans(text[:start])[-1:]
+    after = words_with_spans(text[end:])[:1]
+    return bool(
+        before
+        and before[0][0] in _PRICE_BEFORE - {"for"}
+        or after
+        and after[0][0] in _PRICE_AFTER
+    )
+
+
 def _ordinal_positions(pointer: Pointer, count: int) -> tuple[int, ...]:
     if pointer.ordinal == -1:
         first = count - pointer.count + 1
@@ -640,7 +674,7 @@ def _same_price(price: float | None, amount: float) -> bool:
 
 
 def _described(
-    said: tuple[str, ...], mentions: Sequence[Mention], shown: Sequence[Shown]
+    said: tuple[str, ...], mentions: Sequence[Mention], shown: Sequence[Shown], pointed: bool
 ) -> tuple[tuple[int, ...], str | None, tuple[tuple[str, str], ...], tuple[str, ...]]:
     """Which products the words describe (those matching most of them), what kind of value they
     named, the values, and the words the products hold."""
@@ -662,12 +696,19 @@ def _described(
     chosen = [s for s, score in zip(shown, scores, strict=True) if score == best_score]
     if not best_score or len(chosen) == len(shown) > 1:
         return (), None, (), ()  # nothing, or nothing that tells the products apart
+    answers = [(f, v) for f, v in values if f != "brand"]
+    if not pointed and answers and not stems - _value_stems(answers):
+        return (), None, (), ()  # "the women's kind" answers a question, it points at nothing
     held = tuple(sorted(stems.intersection(*(s.words for s in chosen))))
     facet = _named_facet(said, values)
     if facet is None and held and all(_brand_stems(s) >= set(held) for s in chosen):
         facet = "brand"
         values = [("brand", v) for s in chosen for v in s.values("brand")]
     return tuple(s.position for s in chosen), facet, tuple(values), held
+
+
+def _value_stems(values: Sequence[tuple[str, str]]) -> set[str]:
+    return {stem(t) for _, value in values for t in tokens(value)}
 
 
 def _brand_stems(product: Shown) -> set[str]:
@@ -702,8 +743,8 @@ def _value_references(
         turned_down = rejected or _cue_near(talk, mention.start, mention.end, "reject")
         if facet != "brand" and not turned_down:
             continue
-        if facet == "brand" and not turned_down and not _leads(talk, mention.start):
-            continue  # "he only wears asics" says what they like, "wrangler." picks one
+        if facet == "brand" and not turned_down and not _alone(talk, mention):
+            continue  # "something from asics" asks for a brand, "wrangler." picks one
         have = tuple(s.position for s in shown if mention.value.lower() in s.values(facet))
         if have and (len(have) < len(shown) or turned_down):
             named = ((facet, mention.value),)
@@ -722,25 +763,28 @@ def _value_references(
     return out
 
 
-def _leads(talk: ShownTalk, start: int) -> bool:
-    """Does a sentence start with the words at `start` (give or take an "ok")?"""
-    sentence = _sentence_of(talk, start)
+def _alone(talk: ShownTalk, mention: Mention) -> bool:
+    """Is the value all its sentence says, give or take an "ok" or a "please" ("wrangler.")?"""
+    sentence = _sentence_of(talk, mention.start)
     if sentence < 0:
         return False
-    before = words_with_spans(talk.text[talk.sentences[sentence][0] : start])
-    return len(before) <= 1
+    start, end = talk.sentences[sentence]
+    around = talk.text[start : mention.start] + " " + talk.text[mention.end : end]
+    return all(w in _FILLERS for w, _, _ in words_with_spans(around))
+
+
+_FILLERS = frozenset({"ok", "okay", "so", "then", "please", "pls", "thanks", "ta", "the", "one"})
 
 
 def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
-    """Is there a `kind` cue just before the words ("never wears silver") or after them in the
-    same or the next sentence ("pink?? no")?"""
-    sentence = _sentence_of(talk, end - 1)
-    following = _sentence_of(talk, talk.sentences[sentence][1]) if talk.sentences else -1
-    window = {sentence, following if following >= 0 else sentence}
+    """Is a `kind` cue right before the words ("never wears silver") or right after them
+    ("pink?? no", "denim isn't really office-y")? Further off it is about something else
+    ("spandex. no nylon")."""
     for cue in talk.cues:
         if cue.kind != kind:
             continue
-        if cue.start >= end and _sentence_of(talk, cue.start) in window:
+        after = talk.text[end : cue.start]
+        if cue.start >= end and not after.strip(" ?!"):
             return True
         if cue.end <= start and len(words_with_spans(talk.text[cue.end : start])) <= 1:
             return True
@@ -754,8 +798,23 @@ def _sentence_of(talk: ShownTalk, offset: int) -> int:
     return -1
 
 
+def _negates_a_value(
+    talk: ShownTalk, cue: Cue, mentions: Sequence[Mention], references: list[Reference]
+) -> bool:
+    following = [m for m in mentions if m.start >= cue.end]
+    if not following:
+        return False
+    first = min(following, key=lambda m: m.start)
+    close = len(words_with_spans(talk.text[cue.end : first.start])) <= 1
+    pointed = any(r.start <= first.start < r.end for r in references)
+    return close and not pointed
+
+
 def _critiques(
-    talk: ShownTalk, shown: Sequence[Shown], references: list[Reference]
+    talk: ShownTalk,
+    shown: Sequence[Shown],
+    references: list[Reference],
+    mentions: Sequence[Mention] = (),
 ) -> list[Critique]:
     """Each cue attached to the reference it is about; a reference no cue speaks of is a pick."""
     attached: dict[int, list[Cue]] = {i: [] for i in range(len(references))}
@@ -765,6 +824,8 @@ def _critiques(
     for cue in talk.cues:
         if any(start <= cue.start < end for start, end in described):
             continue  # "the cheaper one" describes, it does not critique
+        if cue.kind == "reject" and _negates_a_value(talk, cue, mentions, references):
+            continue  # "..., not white": about a colour, not about the products named before
         target = _target(talk, references, cue)
         if target is None:
             loose.append(cue)

@@ -243,7 +243,7 @@ def parse_message(
     _read_values(text, lexicon, obs, last_question)
     obs.negated_words = _negated_free_words(text, lexicon)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
-    obs.shown_talk = read_shown_talk(text)
+    obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     return obs
 
 

@@ -290,7 +290,8 @@ def _apply_critiques(
     relative to a product's price, rejections of its values, a soft anchor, no repeats."""
     if not shown:
         return
-    stated = _stated_amounts(obs, shown)
+    budget = obs.budget
+    stated = [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None] if budget else []
     # Turning down what they asked for themselves ("silver instead of gold") corrects the
     # request; it says nothing of the products shown.
     asked = {(c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn}
@@ -301,7 +302,7 @@ def _apply_critiques(
     for critique in reading.critiques:
         products = [by_position[p] for p in critique.positions if p in by_position]
         apply = _CRITIQUE_EFFECTS.get(critique.kind, _anchor)
-        effect, anchor = apply(state, obs, critique, products, diff)
+        effect, anchor = apply(state, obs, critique, products, shown, diff)
         record = CritiqueRecord(
             kind=critique.kind,
             turn=state.turn,
@@ -333,7 +334,7 @@ Effect = tuple[str, dict]
 
 
 def _price_budget(
-    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], diff
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
     """"Cheaper" caps the budget at the (lowest) critiqued price, "nicer" starts it at the
     (highest); a number the shopper states in the same breath wins, and so does a tighter
@@ -386,7 +387,7 @@ def _drop_budgets(state: ShoppingState, diff: StateDiff) -> None:
 
 
 def _anchor(
-    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], diff
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
     """A pick or "more like that one": the product becomes a soft anchor for the ranking."""
     if not products:
@@ -398,7 +399,7 @@ def _anchor(
 
 
 def _reject_values(
-    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], diff
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
     """"Not that brand / colour / material / style": the values the shopper names, else the
     critiqued product's own."""
@@ -408,13 +409,24 @@ def _reject_values(
         named = [v for p in products for v in p.values(facet)]
     rejected = [(facet, v.lower() if facet == "brand" else v) for v in dict.fromkeys(named)]
     if facet == "style" and not named:
-        rejected = [("word", word) for word in critique.words if word not in _ITEM_WORDS]
+        rejected = [("word", word) for word in _telling_words(critique, products, shown)]
     added = [_reject(state, f, v, diff) for f, v in rejected]
     said = ", ".join(v for (_, v), new in zip(rejected, added, strict=True) if new)
     return (f"no more {said}" if said else "not shown again"), {}
 
 
-_ITEM_WORDS = frozenset({"one", "ones", "pair", "option"})
+def _telling_words(
+    critique: Critique, products: list[Shown], shown: Sequence[Shown]
+) -> list[str]:
+    """The words of "the santa one" that set the product apart: not its kind of item
+    ("wallets"), not what every product shown says."""
+    item = {w for p in products for w in _leaf_stems(p.leaf)}
+    common = frozenset.intersection(*(s.words for s in shown)) if shown else frozenset()
+    return [w for w in critique.words if w not in item and w not in common]
+
+
+def _leaf_stems(leaf: str) -> set[str]:
+    return {stem(t) for t in re.findall(r"[a-z0-9]+", leaf.lower())}
 
 
 def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bool:
@@ -429,7 +441,7 @@ def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bo
 
 
 def _length(
-    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], diff
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
     """"Too long" turns down long lengths (the catalog lists them as styles: maxi, knee high);
     "too short", "not the cropped ones" turn down short ones."""
@@ -445,7 +457,7 @@ def _length(
 
 
 def _size_preference(
-    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], diff
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
     """"Too big" / "too small": no catalog column says how big, so a soft preference the
     reranker reads from this record."""
@@ -453,7 +465,7 @@ def _size_preference(
 
 
 def _none_of_these(
-    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], diff
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
     brands = sorted({p.brand.lower() for p in products if p.brand})
     return "none of these again; other brands first", {"brands": brands}
