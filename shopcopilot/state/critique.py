@@ -425,7 +425,7 @@ def _descriptions(
                 past < len(words)
                 and past - i <= 4
                 and past not in breaks
-                and not _stops(words[past])
+                and (words[past] in ("and", "&") or not _stops(words[past]))
             ):
                 past += 1
             if past > i + 1 and not used & set(range(i, past)):
@@ -551,18 +551,21 @@ def resolve(
     mentions: Sequence[Mention] = (),
     negated: Sequence[Mention] = (),
     budget_amounts: Iterable[float] = (),
+    said: Sequence[Mention] = (),
 ) -> Reading:
     """`talk` against the products shown last: `mentions` are the values the message names
-    (`negated` the ones it turns down), `budget_amounts` the numbers it states as a budget."""
+    (`negated` the ones it turns down of the products), `budget_amounts` the numbers it states
+    as a budget, `said` every value it names (default: `mentions` and `negated`)."""
+    said = said or [*mentions, *negated]
     reading = Reading()
     if not shown or not talk and not negated and not mentions:
         return reading
-    references = _references(talk, shown, text, [*mentions, *negated], budget_amounts)
+    references = _references(talk, shown, text, said, budget_amounts)
     references += _value_references(shown, negated, talk, references, rejected=True)
     references += _value_references(shown, mentions, talk, references, rejected=False)
     references.sort(key=lambda r: r.start)
     reading.references = references
-    reading.critiques = _critiques(talk, shown, references, [*mentions, *negated])
+    reading.critiques = _critiques(talk, shown, references, said)
     return reading
 
 

@@ -296,7 +296,8 @@ def _apply_critiques(
     # request; it says nothing of the products shown.
     asked = {(c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn}
     negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
-    reading = resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated)
+    said = [*obs.values, *obs.negated]
+    reading = resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated, said)
     diff.references = [r.to_dict() for r in reading.references]
     by_position = {s.position: s for s in shown}
     for critique in reading.critiques:
@@ -405,14 +406,18 @@ def _reject_values(
     critiqued product's own."""
     facet = critique.kind.removeprefix("not_")
     named = [value for f, value in critique.named if f == facet]
-    if not named and facet != "style":
-        named = [v for p in products for v in p.values(facet)]
+    own = products[0].values(facet) if len(products) == 1 else ()
+    if not named and facet != "style" and len(own) <= MAX_IMPLIED_REJECTIONS:
+        named = list(own)  # "not that colour" of one product: its colours, unless a palette
     rejected = [(facet, v.lower() if facet == "brand" else v) for v in dict.fromkeys(named)]
     if facet == "style" and not named:
         rejected = [("word", word) for word in _telling_words(critique, products, shown)]
     added = [_reject(state, f, v, diff) for f, v in rejected]
     said = ", ".join(v for (_, v), new in zip(rejected, added, strict=True) if new)
     return (f"no more {said}" if said else "not shown again"), {}
+
+
+MAX_IMPLIED_REJECTIONS = 2
 
 
 def _telling_words(
