@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from shopcopilot.catalog.vocabulary import find_mentions
 from shopcopilot.rank.rerank import Scored, reason
 from shopcopilot.state import ShoppingState
 from shopcopilot.state.critique import (
@@ -28,7 +29,8 @@ WALLETS = [
 
 
 def read(text, shown=WALLETS):
-    return resolve(read_shown_talk(text), shown, text)
+    """The message against `shown`, with the colours and materials it names."""
+    return resolve(read_shown_talk(text), shown, text, find_mentions(text))
 
 
 def kinds(reading):
@@ -137,7 +139,9 @@ def test_more_upscale_starts_the_budget_at_the_price(lexicon):
 
 
 def test_a_number_stated_with_the_critique_wins(lexicon):
-    state, _ = played(lexicon, "I need a wallet", "the nike one is steep, anything like it under 40?")
+    state, _ = played(
+        lexicon, "I need a wallet", "the nike one is steep, anything like it under 40?"
+    )
     assert [c.data["max"] for c in state.active("budget")] == [40.0]
     assert {r["kind"] for r in state.to_dict()["critiques"]} >= {"cheaper", "more_like"}
 
@@ -199,3 +203,51 @@ def test_a_cue_of_an_unknown_kind_is_refused(tmp_path):
     path.write_text(json.dumps(raw), encoding="utf-8")
     with pytest.raises(CritiqueDataError, match="cheapish"):
         load_cues(path)
+
+
+@pytest.fixture(scope="module")
+def agent(synthetic_index):
+    from shopcopilot.agent import Agent
+
+    return Agent(index=synthetic_index, warm_up=False)
+
+
+def _prices(agent, response):
+    rows = agent.features.rows([r["parent_asin"] for r in response["recommendations"]])
+    return [float(agent.features.price[row]) for row in rows]
+
+
+def test_cheaper_than_the_first_one_shows_cheaper_products_and_says_so(agent):
+    agent.reset("cheaper", {})
+    first = agent.respond_traced("cheaper", "I'm looking for a jacket", 1).response
+    price = _prices(agent, first)[0]
+    turn = agent.respond_traced("cheaper", "nice, but cheaper than the first one please", 2)
+    # liked, but wanted cheaper: more like it, under its price
+    assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
+    shown = turn.response["recommendations"]
+    assert shown and all(p <= price for p in _prices(agent, turn.response))
+    assert f"cheaper than the ${price:g} one" in shown[0]["reason"]
+
+
+def test_more_like_the_first_one_stays_near_it(agent):
+    agent.reset("like", {})
+    first = agent.respond_traced("like", "I'm looking for a jacket", 1).response
+    turn = agent.respond_traced("like", "more like the first one", 2)
+    assert turn.diff["critiques"][0]["kind"] == "more_like"
+    state = agent.export_session("like")
+    assert (
+        state["critiques"][-1]["anchor"]["parent_asin"]
+        == first["recommendations"][0]["parent_asin"]
+    )
+    assert "like the first one you pointed at" in turn.response["recommendations"][0]["reason"]
+
+
+def test_none_of_these_never_shows_them_again(agent):
+    agent.reset("none", {})
+    first = agent.respond_traced("none", "I'm looking for a jacket", 1).response
+    turned_down = {r["parent_asin"] for r in first["recommendations"]}
+    agent.respond_traced("none", "none of these", 2)
+    later = agent.respond_traced("none", "actually, show me shoes instead", 3).response
+    later_ids = {r["parent_asin"] for r in later["recommendations"]}
+    assert not turned_down & later_ids
+    assert agent.export_session("none")["critiques"][-1]["kind"] == "none_of_these"

@@ -397,9 +397,7 @@ def evaluate(agent: Any, cases: list[Case], nodes: NodeResolver, progress: Any =
     return report
 
 
-def _show(
-    agent: Any, session: str, turn: Turn, turn_number: int, last_list: tuple = ()
-) -> None:
+def _show(agent: Any, session: str, turn: Turn, turn_number: int, last_list: tuple = ()) -> None:
     """Put the exchange's shown products (and the question asked) into the session, as if the
     agent had shown and asked them, so the next message can refer to them. A turn that shows
     nothing keeps the list shown before it as the one the shopper looks at (the corpus's

@@ -112,9 +112,7 @@ def critiques_of(state: ShoppingState) -> Critiques:
     current = [r for r in state.critiques if r.epoch == state.epoch]
     turned_down = [r for r in current if r.kind == "none_of_these"]
     brands = tuple(
-        dict.fromkeys(
-            str(b).lower() for r in turned_down for b in r.anchor.get("brands", ()) if b
-        )
+        dict.fromkeys(str(b).lower() for r in turned_down for b in r.anchor.get("brands", ()) if b)
     )
     sized = [r for r in current if r.kind in ("smaller", "bigger")]
     size_kind = sized[-1].kind if sized else ""
@@ -285,7 +283,9 @@ def critique_column(
     column = np.zeros(n)
     anchor = anchor_parts(critique.anchor, batch) if critique.anchor else {}
     if anchor:
-        column += w.anchor * (0.5 * anchor["leaf"] + 0.25 * anchor["shared"] + 0.25 * anchor["price"])
+        column += w.anchor * (
+            0.5 * anchor["leaf"] + 0.25 * anchor["shared"] + 0.25 * anchor["price"]
+        )
     if critique.avoid_brands:
         column -= w.turned_down_brand * brands_of(batch, critique.avoid_brands)
     if critique.size_stems:

@@ -260,6 +260,8 @@ class ShownTalk:
 _SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;\n]+|$)")
 _DETERMINERS = frozenset({"the", "that", "this", "those", "these", "your", "ur"})
 _NEGATORS = frozenset({"no", "not"})
+# What may come before "no. 2" / "option 3" when it points at a product ("go with no. 2").
+_MARK_LEADS = _DETERMINERS | {"go", "take", "with", "get", "want", "like", "and", "or", "ok"}
 _INDEFINITE = frozenset({"a", "an"})  # "had a champion one before": only a brand points
 # Words before an amount that make it a budget ("under 40"), and around one that make it a price
 # ("the $13 one", "at 68", "150 is steep").
@@ -341,11 +343,11 @@ def _pointer(
 def _ordinals(
     text: str, spans: list[tuple[str, int, int]], words: list[str]
 ) -> Iterable[tuple[Pointer, set[int]]]:
-    """"the second one", "2nd", "#3", "no. 2", "the last two", "first one"."""
+    """ "the second one", "2nd", "#3", "no. 2", "the last two", "first one"."""
     for i, word in enumerate(words):
         number = None
         if word in CUES.number_marks and i + 1 < len(words) and words[i + 1].isdigit():
-            if word != "#" and not (i == 0 or words[i - 1] in _DETERMINERS | {"go", "take"}):
+            if word != "#" and not (i == 0 or words[i - 1] in _MARK_LEADS):
                 continue  # "no 2 alike", "item 3 of the list" need a lead-in; "#3" does not
             number, first, past = int(words[i + 1]), i, i + 2
         elif word in CUES.ordinals and _points(words, i):
@@ -380,7 +382,7 @@ def _points(words: list[str], i: int) -> bool:
 def _descriptions(
     text: str, spans: list[tuple[str, int, int]], words: list[str], taken: set[int]
 ) -> list[Pointer]:
-    """"the red one", "the nike ones", "no light up ones", "the plaid dress": a determiner (or
+    """ "the red one", "the nike ones", "no light up ones", "the plaid dress": a determiner (or
     a negator) then a few words, or a few words then one/ones. Whether the words describe a shown
     product is decided against the products (`resolve`)."""
     out, used = [], set(taken)
@@ -576,10 +578,12 @@ def _references(
     mentions: Sequence[Mention],
     budget_amounts: Iterable[float],
 ) -> list[Reference]:
-    count, out = len(shown), []
+    count, out = len(shown), list[Reference]()
     for pointer in talk.pointers:
         positions: tuple[int, ...] = ()
-        facet, named, words = None, (), ()
+        facet: str | None = None
+        named: tuple[tuple[str, str], ...] = ()
+        words: tuple[str, ...] = ()
         if pointer.kind == "ordinal":
             positions = _ordinal_positions(pointer, count)
         elif pointer.kind == "all":
@@ -656,20 +660,14 @@ def _price_framed(text: str, start: int, end: int) -> bool:
     before = words_with_spans(text[:start])[-1:]
     after = words_with_spans(text[end:])[:1]
     return bool(
-        before
-        and before[0][0] in _PRICE_BEFORE - {"for"}
-        or after
-        and after[0][0] in _PRICE_AFTER
+        before and before[0][0] in _PRICE_BEFORE - {"for"} or after and after[0][0] in _PRICE_AFTER
     )
 
 
 def _ordinal_positions(pointer: Pointer, count: int) -> tuple[int, ...]:
-    if pointer.ordinal == -1:
-        first = count - pointer.count + 1
-    else:
-        first = pointer.ordinal
+    first = count - pointer.count + 1 if pointer.ordinal == -1 else pointer.ordinal
     positions = tuple(range(first, first + pointer.count))
-    return positions if positions and 1 <= positions[0] and positions[-1] <= count else ()
+    return positions if positions and positions[0] >= 1 and positions[-1] <= count else ()
 
 
 def _same_price(price: float | None, amount: float) -> bool:
@@ -702,7 +700,7 @@ def _described(
     answers = [(f, v) for f, v in values if f != "brand"]
     if not pointed and answers and not stems - _value_stems(answers):
         return (), None, (), ()  # "the women's kind" answers a question, it points at nothing
-    held = tuple(sorted(stems.intersection(*(s.words for s in chosen))))
+    held = tuple(sorted(stems.intersection(*(s.words | _brand_stems(s) for s in chosen))))
     facet = _named_facet(said, values)
     if facet is None and held and all(_brand_stems(s) >= set(held) for s in chosen):
         facet = "brand"
@@ -924,4 +922,6 @@ def _merged(critiques: list[Critique]) -> list[Critique]:
         if not (key[0].startswith("not_") and set(key[1]) <= dismissed)
     }
     spoken = {p for (kind, positions) in out if kind != "pick" for p in positions}
-    return [c for (kind, positions), c in out.items() if kind != "pick" or not set(positions) <= spoken]
+    return [
+        c for (kind, positions), c in out.items() if kind != "pick" or not set(positions) <= spoken
+    ]

@@ -291,10 +291,16 @@ def _apply_critiques(
     if not shown:
         return
     budget = obs.budget
-    stated = [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None] if budget else []
+    stated = (
+        [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
+        if budget
+        else []
+    )
     # Turning down what they asked for themselves ("silver instead of gold") corrects the
     # request; it says nothing of the products shown.
-    asked = {(c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn}
+    asked = {
+        (c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn
+    }
     negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
     said = [*obs.values, *obs.negated]
     reading = resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated, said)
@@ -337,7 +343,7 @@ Effect = tuple[str, dict]
 def _price_budget(
     state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
-    """"Cheaper" caps the budget at the (lowest) critiqued price, "nicer" starts it at the
+    """ "Cheaper" caps the budget at the (lowest) critiqued price, "nicer" starts it at the
     (highest); a number the shopper states in the same breath wins, and so does a tighter
     budget they set before."""
     prices = [p.price for p in products if p.price is not None]
@@ -402,7 +408,7 @@ def _anchor(
 def _reject_values(
     state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
-    """"Not that brand / colour / material / style": the values the shopper names, else the
+    """ "Not that brand / colour / material / style": the values the shopper names, else the
     critiqued product's own."""
     facet = critique.kind.removeprefix("not_")
     named = [value for f, value in critique.named if f == facet]
@@ -420,9 +426,7 @@ def _reject_values(
 MAX_IMPLIED_REJECTIONS = 2
 
 
-def _telling_words(
-    critique: Critique, products: list[Shown], shown: Sequence[Shown]
-) -> list[str]:
+def _telling_words(critique: Critique, products: list[Shown], shown: Sequence[Shown]) -> list[str]:
     """The words of "the santa one" that set the product apart: not its kind of item
     ("wallets"), not what every product shown says."""
     item = {w for p in products for w in _leaf_stems(p.leaf)}
@@ -448,7 +452,7 @@ def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bo
 def _length(
     state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
-    """"Too long" turns down long lengths (the catalog lists them as styles: maxi, knee high);
+    """ "Too long" turns down long lengths (the catalog lists them as styles: maxi, knee high);
     "too short", "not the cropped ones" turn down short ones."""
     wanted = "short" if critique.kind == "shorter" else "long"
     said = [
@@ -464,7 +468,7 @@ def _length(
 def _size_preference(
     state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
-    """"Too big" / "too small": no catalog column says how big, so a soft preference the
+    """ "Too big" / "too small": no catalog column says how big, so a soft preference the
     reranker reads from this record."""
     return f"prefer {critique.kind} than #{','.join(map(str, critique.positions))}", {}
 
