@@ -322,6 +322,10 @@ def _summarise_diff(diff) -> str:
         parts.append("no preference: " + ", ".join(diff.unconstrained))
     if diff.fragments:
         parts.append(f"{len(diff.fragments)} requirement fragment(s)")
+    parts.extend(
+        f"{c['kind']} of #{','.join(map(str, c['positions']))} ({c['text']!r}): {c['effect']}"
+        for c in diff.critiques
+    )
     return "; ".join(parts) or "nothing new"
 
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from ..catalog.vocabulary import Mention
-from ..index.text import stem
+from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Attribute, Facet, Level, Status
 from .critique import CUES, Critique, Shown, resolve
 from .lexicon import Lexicon
@@ -322,6 +322,23 @@ def _apply_critiques(
         )
         state.critiques.append(record)
         diff.critiques.append({**critique.to_dict(), "effect": effect})
+    if reading.references or reading.critiques:
+        # "the second one is close but too expensive" is said of products, not words to search
+        obs.fragments = [f for f in obs.fragments if not _about_shown(f, obs, reading)]
+
+
+def _about_shown(fragment: str, obs: Observation, reading) -> bool:
+    """Is the fragment nothing but pointers at shown products and what is said of them?"""
+    talk = obs.shown_talk
+    said = [c.text for c in talk.cues] + [p.text for p in talk.pointers]
+    said += [r.text for r in reading.references]
+    explained = {w for text in said for w in tokens(text)}
+    content = [
+        w
+        for w in tokens(fragment)
+        if w not in STOPWORDS and w not in explained and w not in CUES.ordinals
+    ]
+    return not content
 
 
 def _stated_amounts(obs: Observation, shown: Sequence[Shown]) -> list[float]:
