@@ -329,9 +329,7 @@ def _apply_critiques(
 
 def _about_shown(fragment: str, obs: Observation, reading) -> bool:
     """Is the fragment nothing but pointers at shown products and what is said of them?"""
-    talk = obs.shown_talk
-    said = [c.text for c in talk.cues] + [p.text for p in talk.pointers]
-    said += [r.text for r in reading.references]
+    said = [c.text for c in obs.shown_talk.cues] + [r.text for r in reading.references]
     explained = {w for text in said for w in tokens(text)}
     content = [
         w
