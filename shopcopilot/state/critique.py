@@ -836,9 +836,19 @@ def _critiques(
     for i, reference in enumerate(references):
         out += _kinds(talk, reference, attached[i])
     everything = tuple(s.position for s in shown)
+    # "the ck one is too pricey" with no shown product called ck: said of one we cannot tell,
+    # so not of the whole list either (the critique is kept, it changes nothing).
+    unknown = {
+        _sentence_of(talk, p.start)
+        for p in talk.pointers
+        if p.kind == "description"
+        and p.text.lower().rstrip("'s").split()[-1] in CUES.referents
+        and not any(r.start <= p.start < r.end for r in references)
+    }
     for cue in loose:
         if cue.kind in LIST_WIDE:
-            out.append(Critique(cue.kind, everything, cue.start, cue.end, cue.text))
+            of = () if _sentence_of(talk, cue.start) in unknown else everything
+            out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text))
     return _merged(out)
 
 
