@@ -326,11 +326,13 @@ def _is_price(words: list[str], i: int) -> bool:
     word = words[i]
     if not re.fullmatch(r"[$£€]?\d+(?:\.\d+)?", word):
         return False
-    before = words[i - 1] if i else ""
+    before = words[max(0, i - 2) : i]
     after = words[i + 1] if i + 1 < len(words) else ""
-    if before in _BUDGET_BEFORE:
-        return False
-    return word[0] in "$£€" or before in _PRICE_BEFORE or after in _PRICE_AFTER
+    if _BUDGET_BEFORE & set(before):
+        return False  # "under 40", "around the $10 mark"
+    if before[-1:] == ["the"]:
+        return after in CUES.referents  # "the $13 one", not "the 35 dollar mark"
+    return word[0] in "$£€" or bool(_PRICE_BEFORE & set(before[-1:])) or after in _PRICE_AFTER
 
 
 def _pointer(
@@ -697,10 +699,10 @@ def _described(
     chosen = [s for s, score in zip(shown, scores, strict=True) if score == best_score]
     if not best_score or len(chosen) == len(shown) > 1:
         return (), None, (), ()  # nothing, or nothing that tells the products apart
-    answers = [(f, v) for f, v in values if f != "brand"]
-    if not pointed and answers and not stems - _value_stems(answers):
-        return (), None, (), ()  # "the women's kind" answers a question, it points at nothing
     held = tuple(sorted(stems.intersection(*(s.words | _brand_stems(s) for s in chosen))))
+    answers = [(f, v) for f, v in values if f != "brand"]
+    if not pointed and answers and not set(held) - _value_stems(answers):
+        return (), None, (), ()  # "the women's kind" answers a question, it points at nothing
     facet = _named_facet(said, values)
     if facet is None and held and all(_brand_stems(s) >= set(held) for s in chosen):
         facet = "brand"
@@ -785,11 +787,20 @@ def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
         if cue.kind != kind:
             continue
         after = talk.text[end : cue.start]
-        if cue.start >= end and not after.strip(" ?!"):
-            return True
+        if cue.start >= end and not after.strip(" ?!,") and _closes(talk.text, cue):
+            return True  # "pink?? no", "denim isn't really office-y"
         if cue.end <= start and len(words_with_spans(talk.text[cue.end : start])) <= 1:
             return True
     return False
+
+
+def _closes(text: str, cue: Cue) -> bool:
+    """A bare "no" after a value closes its clause ("gold no."); before another word it negates
+    that word instead ("rubber not leather")."""
+    if cue.text.lower() not in _NEGATORS:
+        return True
+    rest = text[cue.end :].lstrip()
+    return not rest or not rest[0].isalnum()
 
 
 def _sentence_of(talk: ShownTalk, offset: int) -> int:
