@@ -101,7 +101,6 @@ class Critiques:
     """What the shopper said of shown products this epoch, as the ranking reads it."""
 
     anchor: dict = field(default_factory=dict)  # the product to stay close to, with its facts
-    anchor_kind: str = ""  # more_like | pick
     avoid_brands: tuple[str, ...] = ()  # brands of a list turned down ("none of these")
     size_stems: tuple[str, ...] = ()  # "too big": words that say smaller
     size_kind: str = ""
@@ -119,7 +118,6 @@ def critiques_of(state: ShoppingState) -> Critiques:
     stems = tuple(stem(w) for w in CUES.size_words.get(size_kind, ()))
     return Critiques(
         anchor=record.anchor if record else {},
-        anchor_kind=record.kind if record else "",
         avoid_brands=brands,
         size_stems=stems,
         size_kind=size_kind,
@@ -391,8 +389,7 @@ def _anchor_answer(critique: Critiques, anchor: dict[str, np.ndarray], i: int) -
         return []
     position = critique.anchor.get("position")
     which = f"the {_ORDINAL_WORDS.get(position, f'#{position}')} one" if position else "that one"
-    lead = "close to" if critique.anchor_kind == "pick" else "like"
-    return [f"{lead} {which} you pointed at: {', '.join(alike)}"]
+    return [f"like {which} you pointed at: {', '.join(alike)}"]
 
 
 _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}

@@ -529,6 +529,7 @@ class Critique:
     text: str
     named: tuple[tuple[str, str], ...] = ()  # values the critique names ("not the yellow one")
     words: tuple[str, ...] = ()  # description words it names ("the santa one")
+    pointed: bool = True  # said of products pointed at, not of the whole list by default
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -859,7 +860,7 @@ def _critiques(
     for cue in loose:
         if cue.kind in LIST_WIDE:
             of = () if _sentence_of(talk, cue.start) in unknown else everything
-            out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text))
+            out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text, pointed=False))
     return _merged(out)
 
 

@@ -74,7 +74,7 @@ class Rejection:
 @dataclass(slots=True)
 class CritiqueRecord:
     """What one critique of shown products did, for the ranking, the web page and the trace.
-    `anchor` holds the facts of the product a "more like that one" or a pick points at (the
+    `anchor` holds the facts of the product a "more like that one" points at (the
     reranker's soft anchor); `products` are the ids the critique spoke of."""
 
     kind: str
@@ -145,11 +145,11 @@ class ShoppingState:
         return self.shown.get(self.epoch, [])
 
     def anchor(self) -> CritiqueRecord | None:
-        """The latest product this epoch the shopper wants more like (or picked), if any."""
+        """The latest product this epoch the shopper wants more like, if any."""
         for record in reversed(self.critiques):
             if record.epoch != self.epoch or record.kind == "none_of_these":
                 return None  # a list turned down leaves no neighbourhood to stay in
-            if record.kind in ("more_like", "pick") and record.anchor:
+            if record.kind == "more_like" and record.anchor:
                 return record
         return None
 

@@ -366,7 +366,8 @@ def _price_budget(
         return "", {}
     cheaper = critique.kind == "cheaper"
     price = min(prices) if cheaper else max(prices)
-    if _stated_amounts(obs, products or ()) and obs.budget:
+    # "cheaper, under $30" states a budget; "the keyocean one, that's 29" names a price
+    if obs.budget and (not critique.pointed or _stated_amounts(obs, products)):
         return f"kept the budget you stated ({obs.budget.describe()})", {}
     key = "max" if cheaper else "min"
     for old in state.active(Attribute.BUDGET):
@@ -411,13 +412,16 @@ def _drop_budgets(state: ShoppingState, diff: StateDiff) -> None:
 def _anchor(
     state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
-    """A pick or "more like that one": the product becomes a soft anchor for the ranking."""
+    """ "More like that one": the product becomes a soft anchor for the ranking."""
     if not products:
         return "", {}
     product = products[0]
+    if critique.kind == "pick":
+        # Noted, not steered by: a shopper who names a product they like has not asked for more
+        # of it, and reading a pick where there is none would pull the list off course.
+        return f"you picked #{product.position}", {}
     anchor = {**product.to_dict(), "kind": critique.kind}
-    verb = "you picked" if critique.kind == "pick" else "more like"
-    return f"{verb} #{product.position}: same category, shared details, similar price", anchor
+    return f"more like #{product.position}: same category, shared details, similar price", anchor
 
 
 def _reject_values(
@@ -431,26 +435,14 @@ def _reject_values(
     if not named and facet != "style" and len(own) <= MAX_IMPLIED_REJECTIONS:
         named = list(own)  # "not that colour" of one product: its colours, unless a palette
     rejected = [(facet, v.lower() if facet == "brand" else v) for v in dict.fromkeys(named)]
-    if facet == "style" and not named:
-        rejected = [("word", word) for word in _telling_words(critique, products, shown)]
+    # Words of "the santa one lol no" are not rejected one by one: "neck" of "crew neck ones"
+    # would turn down every v-neck too; the products themselves are not shown again.
     added = [_reject(state, f, v, diff) for f, v in rejected]
     said = ", ".join(v for (_, v), new in zip(rejected, added, strict=True) if new)
     return (f"no more {said}" if said else "not shown again"), {}
 
 
 MAX_IMPLIED_REJECTIONS = 2
-
-
-def _telling_words(critique: Critique, products: list[Shown], shown: Sequence[Shown]) -> list[str]:
-    """The words of "the santa one" that set the product apart: not its kind of item
-    ("wallets"), not what every product shown says."""
-    item = {w for p in products for w in _leaf_stems(p.leaf)}
-    common = frozenset.intersection(*(s.words for s in shown)) if shown else frozenset()
-    return [w for w in critique.words if w not in item and w not in common]
-
-
-def _leaf_stems(leaf: str) -> set[str]:
-    return {stem(t) for t in re.findall(r"[a-z0-9]+", leaf.lower())}
 
 
 def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bool:
