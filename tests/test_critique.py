@@ -182,8 +182,9 @@ def test_the_critique_record_survives_a_round_trip(lexicon):
 
 
 def test_the_reason_says_what_the_card_answers_first():
-    scored = Scored("X", 1.0, answers=["$20: cheaper than the $54 one"], evidence=["in Wallets"])
-    assert reason(scored) == "$20: cheaper than the $54 one; matches in Wallets"
+    answer = "$20, cheaper than the $54 one you pointed at"
+    scored = Scored("X", 1.0, answers=[answer], evidence=["in Wallets"])
+    assert reason(scored) == f"{answer}; matches in Wallets"
     assert reason(Scored("Y", 1.0)) == "closest overall match to what you described"
 
 
@@ -226,7 +227,7 @@ def test_cheaper_than_the_first_one_shows_cheaper_products_and_says_so(agent):
     assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
     shown = turn.response["recommendations"]
     assert shown and all(p <= price for p in _prices(agent, turn.response))
-    assert f"cheaper than the ${price:g} one" in shown[0]["reason"]
+    assert f"cheaper than the ${price:g} one you pointed at" in shown[0]["reason"]
 
 
 def test_more_like_the_first_one_stays_near_it(agent):

@@ -365,11 +365,21 @@ def _explain(
                 continue
             said = c.data.get("critique")
             if said:  # a budget a critique set answers that critique
-                word = "cheaper" if said["kind"] == "cheaper" else "pricier"
-                item.answers.append(f"${float(price):g}: {word} than the ${said['price']:g} one")
+                item.answers.append(_price_answer(float(price), said))
             else:
                 evidence.append(f"${float(price):g} fits {c.value}")
     item.answers.extend(_anchor_answer(needs.critique, columns.anchor, i))
+
+
+def _price_answer(price: float, said: dict) -> str:
+    """'$20, cheaper than the $54 one you pointed at' (or 'than the cheapest one shown')."""
+    cheaper = said["kind"] == "cheaper"
+    word = "cheaper" if cheaper else "pricier"
+    if said.get("pointed", True):
+        which = "you pointed at"
+    else:
+        which = "the cheapest shown" if cheaper else "the priciest shown"
+    return f"${price:g}, {word} than the ${said['price']:g} one {which}"
 
 
 def _anchor_answer(critique: Critiques, anchor: dict[str, np.ndarray], i: int) -> list[str]:

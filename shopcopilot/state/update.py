@@ -389,7 +389,12 @@ def _price_budget(
             "min": None if cheaper else price,
             "max": price if cheaper else None,
             "target": None,
-            "critique": {"kind": critique.kind, "price": price, "positions": critique.positions},
+            "critique": {
+                "kind": critique.kind,
+                "price": price,
+                "positions": list(critique.positions),
+                "pointed": critique.pointed,
+            },
         },
     )
     state.constraints.append(constraint)
