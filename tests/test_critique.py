@@ -252,3 +252,12 @@ def test_none_of_these_never_shows_them_again(agent):
     later_ids = {r["parent_asin"] for r in later["recommendations"]}
     assert not turned_down & later_ids
     assert agent.export_session("none")["critiques"][-1]["kind"] == "none_of_these"
+
+
+def test_a_frame_without_its_determiners_is_refused(tmp_path):
+    raw = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    del raw["frame"]["determiners"]
+    path = tmp_path / "critiques.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(CritiqueDataError, match="determiners"):
+        load_cues(path)

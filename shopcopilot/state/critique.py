@@ -91,7 +91,7 @@ class Cues:
     length_words: Mapping[str, str]  # "maxi" -> long, "cropped" -> short
     length_styles: Mapping[str, tuple[str, ...]]
     size_words: Mapping[str, tuple[str, ...]]
-    frame_stop: frozenset[str]  # words that never describe a product ("the budget")
+    frame: Mapping[str, frozenset[str]]  # function words around pointers, by role
 
 
 def load_cues(path: Path = DATA_FILE) -> Cues:
@@ -130,8 +130,29 @@ def load_cues(path: Path = DATA_FILE) -> Cues:
         length_words=_inverted(lengths),
         length_styles={k: tuple(v) for k, v in _table(raw, "length_styles").items()},
         size_words={k: tuple(v) for k, v in _table(raw, "size_words").items()},
-        frame_stop=frozenset(_words(raw, "frame_stop")),
+        frame=_frame(raw),
     )
+
+
+FRAME_ROLES = (
+    "determiners",
+    "negators",
+    "indefinite",
+    "mark_leads",
+    "budget_before",
+    "price_before",
+    "price_after",
+    "fillers",
+    "description_stop",
+)
+
+
+def _frame(raw: Mapping[str, Any]) -> dict[str, frozenset[str]]:
+    table = {k: v for k, v in (raw.get("frame") or {}).items() if not k.startswith("_")}
+    missing = set(FRAME_ROLES) - set(table)
+    if missing:
+        raise CritiqueDataError(f"{DATA_FILE}: frame lacks {', '.join(sorted(missing))}")
+    return {role: frozenset(_words(table, role)) for role in FRAME_ROLES}
 
 
 def _table(raw: Mapping[str, Any], key: str) -> dict[str, list[str]]:
@@ -258,18 +279,16 @@ class ShownTalk:
 
 
 _SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;\n]+|$)")
-_DETERMINERS = frozenset({"the", "that", "this", "those", "these", "your", "ur"})
-_NEGATORS = frozenset({"no", "not"})
+_DETERMINERS = CUES.frame["determiners"]
+_NEGATORS = CUES.frame["negators"]
 # What may come before "no. 2" / "option 3" when it points at a product ("go with no. 2").
-_MARK_LEADS = _DETERMINERS | {"go", "take", "with", "get", "want", "like", "and", "or", "ok"}
-_INDEFINITE = frozenset({"a", "an"})  # "had a champion one before": only a brand points
+_MARK_LEADS = _DETERMINERS | CUES.frame["mark_leads"]
+_INDEFINITE = CUES.frame["indefinite"]  # "had a champion one before": only a brand points
 # Words before an amount that make it a budget ("under 40"), and around one that make it a price
 # ("the $13 one", "at 68", "150 is steep").
-_BUDGET_BEFORE = frozenset(
-    {"under", "below", "than", "over", "above", "max", "around", "about", "between", "to", "up"}
-)
-_PRICE_BEFORE = frozenset({"at", "thats", "that", "costs", "for", "the"})
-_PRICE_AFTER = frozenset({"is", "one", "ones", "was", "seems", "feels", "looks"})
+_BUDGET_BEFORE = CUES.frame["budget_before"]
+_PRICE_BEFORE = CUES.frame["price_before"]
+_PRICE_AFTER = CUES.frame["price_after"]
 
 
 def read_shown_talk(text: str) -> ShownTalk:
@@ -443,19 +462,11 @@ def _descriptions(
 
 
 def _stops(word: str) -> bool:
-    return word in _FRAME_STOP or word in CUES.frame_stop
+    """Does the word end (or start) a description: a function word, a verb, a filler?"""
+    return word in _FRAME_STOP
 
 
-# Words that end (or start) a description: function words and verbs around it.
-_FRAME_STOP = (
-    STOPWORDS
-    | _DETERMINERS
-    | _NEGATORS
-    | {"is", "are", "was", "were", "looks", "look", "seems", "seem", "please", "pls", "then"}
-    | {"lol", "and", "but", "it", "one", "ones", "pair", "s", "any", "all", "more", "less"}
-    | {"too", "way", "so", "really", "very", "bit", "a", "an", "of", "in", "for", "with", "i"}
-    | {"ok", "okay", "oh", "ooh", "hmm", "yes", "yeah", "no", "like", "just", "also", "either"}
-)
+_FRAME_STOP = STOPWORDS | _DETERMINERS | _NEGATORS | CUES.frame["description_stop"]
 
 
 # -- putting it against the shown products ----------------------------------------------------
@@ -777,7 +788,7 @@ def _alone(talk: ShownTalk, mention: Mention) -> bool:
     return all(w in _FILLERS for w, _, _ in words_with_spans(around))
 
 
-_FILLERS = frozenset({"ok", "okay", "so", "then", "please", "pls", "thanks", "ta", "the", "one"})
+_FILLERS = CUES.frame["fillers"]
 
 
 def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
