@@ -372,14 +372,13 @@ def _explain(
 
 
 def _price_answer(price: float, said: dict) -> str:
-    """'$20, cheaper than the $54 one you pointed at' (or 'than the cheapest one shown')."""
+    """'$20, cheaper than the $54 one you pointed at' (or 'than the cheapest shown ($24)')."""
     cheaper = said["kind"] == "cheaper"
     word = "cheaper" if cheaper else "pricier"
     if said.get("pointed", True):
-        which = "you pointed at"
-    else:
-        which = "the cheapest shown" if cheaper else "the priciest shown"
-    return f"${price:g}, {word} than the ${said['price']:g} one {which}"
+        return f"${price:g}, {word} than the ${said['price']:g} one you pointed at"
+    which = "the cheapest" if cheaper else "the priciest"
+    return f"${price:g}, {word} than {which} shown (${said['price']:g})"
 
 
 def _anchor_answer(critique: Critiques, anchor: dict[str, np.ndarray], i: int) -> list[str]:
