@@ -17,9 +17,11 @@ from .dialogue import DialogueSettings, decide
 from .index.catalog_index import CatalogIndex, open_index
 from .index.counts import catalog_counts
 from .index.features import load_or_build
+from .index.text import STOPWORDS, stem, tokens
 from .rank import RankWeights, reason, rerank
 from .retrieve import RetrievalSettings, retrieve
 from .state import ShoppingState, update
+from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
 from .trace import EventSink, Tracer
@@ -137,7 +139,8 @@ class Agent:
     # -- the stages, each traced ------------------------------------------
     def _state(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
         with tracer.stage("state", message=message, last_question=state.last_question()) as event:
-            state, diff = update(state, message, self.lexicon, turn)
+            shown = self._shown_facts(state.last_shown)
+            state, diff = update(state, message, self.lexicon, turn, shown)
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
             event.summary = _summarise_diff(diff)
             if tracer.detailed:
@@ -159,7 +162,7 @@ class Agent:
 
     def _rank(self, tracer: Tracer, state: ShoppingState, candidates, top_k: int):
         with tracer.stage("rank") as event:
-            seen = set(state.shown_this_epoch())
+            seen = set(state.shown_this_epoch()) | set(state.turned_down())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
             rows = self.features.of_store_rows(candidates.rows)
@@ -230,6 +233,27 @@ class Agent:
             )
         return response
 
+    def _shown_facts(self, ids: list[str]) -> list[Shown]:
+        """The facts a reference or critique of the products shown last needs, by position."""
+        known = [(position, asin) for position, asin in enumerate(ids, 1)]
+        rows = [self.features.row_of.get(asin) for _, asin in known]
+        present = [(p, a, r) for (p, a), r in zip(known, rows, strict=True) if r is not None]
+        facets = self.features.facets([r for _, _, r in present])
+        return [
+            Shown(
+                position=position,
+                parent_asin=asin,
+                price=f.price,
+                brand=f.brand,
+                colors=f.colors,
+                materials=f.materials,
+                styles=f.styles,
+                leaf=f.leaf,
+                words=_title_words(self.features, row) | _stems(f.brand or "") | _stems(f.leaf),
+            )
+            for (position, asin, row), f in zip(present, facets, strict=True)
+        ]
+
     def forget(self, session_id: str) -> None:
         """Drop a session from memory (the web store keeps its own copy)."""
         with self._lock:
@@ -269,8 +293,21 @@ def _out_of_gc_reach() -> None:
     gc.freeze()
 
 
+def _title_words(features, row: int) -> frozenset[str]:
+    """Stems of a product's title: the first field of its token text in the feature store."""
+    start, end = int(features.text_ptr[row]), int(features.text_ptr[row + 1])
+    title = features.text[start:end].split(b"|", 1)[0].decode("ascii", "replace")
+    return _stems(title)
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(t) for t in tokens(text) if t not in STOPWORDS)
+
+
 def _record_turn(state: ShoppingState, turn: int, decision, shown_ids: list[str]) -> None:
     state.shown.setdefault(state.epoch, []).extend(shown_ids)
+    if shown_ids:
+        state.last_shown = list(shown_ids)
     if decision.ask_attribute:
         state.questions.append((turn, decision.ask_attribute))
     if state.history:
@@ -290,6 +327,10 @@ def _summarise_diff(diff) -> str:
         parts.append("no preference: " + ", ".join(diff.unconstrained))
     if diff.fragments:
         parts.append(f"{len(diff.fragments)} requirement fragment(s)")
+    parts.extend(
+        f"{c['kind']} of #{','.join(map(str, c['positions']))} ({c['text']!r}): {c['effect']}"
+        for c in diff.critiques
+    )
     return "; ".join(parts) or "nothing new"
 
 

@@ -143,7 +143,7 @@ class NodeResolver:
                 for part in path
                 if part.strip().lower() != ROOT_CATEGORY and not (stems := _stems(part)) <= _WHO
             ]
-            for path in category_paths
+            for path in sorted(category_paths)  # set order would make ties run-dependent
         ]
 
     def resolve(self, words: list[str]) -> str | None:
@@ -202,8 +202,11 @@ def predicted(
     out["not"] = {_stem_phrase(r["value"]) for r in state["rejected"]}
     out["no_preference"] = set(diff.get("unconstrained", []))
     out["correction"] = {True} if diff.get("new_epoch") or diff.get("replaced") else set()
+    out["reference"] = {p for r in diff.get("references", []) for p in r["positions"]}
+    out["critique"] = {c["kind"] for c in diff.get("critiques", [])}
     changed = any(
-        diff.get(key) for key in ("added", "replaced", "negated", "unconstrained", "fragments")
+        diff.get(key)
+        for key in ("added", "replaced", "negated", "unconstrained", "fragments", "critiques")
     )
     out["chitchat"] = set() if changed else {True}
     return out
@@ -388,8 +391,10 @@ def evaluate(agent: Any, cases: list[Case], nodes: NodeResolver, progress: Any =
     for number, case in enumerate(cases):
         session = f"understanding-{number}"
         agent.reset(session, {})
+        last_list: tuple = ()
         for turn_number, turn in enumerate(case.turns, 1):
-            _show(agent, session, turn, turn_number)
+            last_list = turn.shown or last_list
+            _show(agent, session, turn, turn_number, last_list)
             result = agent.respond_traced(session, turn.user, turn_number)
             report.add(
                 case,
@@ -435,12 +440,16 @@ def _is_kind(agent: Any, asins: list[str], wanted: set[str]) -> bool:
     return product is not None and bool(wanted & {_norm(part) for part in product.categories})
 
 
-def _show(agent: Any, session: str, turn: Turn, turn_number: int) -> None:
+def _show(agent: Any, session: str, turn: Turn, turn_number: int, last_list: tuple = ()) -> None:
     """Put the exchange's shown products (and the question asked) into the session, as if the
-    agent had shown and asked them, so the next message can refer to them."""
-    if not turn.shown and not turn.asked:
+    agent had shown and asked them, so the next message can refer to them. A turn that shows
+    nothing keeps the list shown before it as the one the shopper looks at (the corpus's
+    assistant only asked a question in between)."""
+    if not turn.shown and not turn.asked and not last_list:
         return
     state = agent.export_session(session)
+    if last_list:
+        state["last_shown"] = [p["parent_asin"] for p in last_list]
     if turn.shown:
         epoch = str(state["epoch"])
         shown = [p["parent_asin"] for p in turn.shown]

@@ -18,6 +18,7 @@ import numpy as np
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..index.features import FeatureStore
 from ..index.text import F_PLURALS, STOPWORDS, stem, tokens
+from ..state.critique import CUES
 from ..state.model import Constraint, Fragment
 
 
@@ -297,8 +298,57 @@ def rejection_check(facet: str, value: str) -> PreparedCheck:
         return PreparedCheck(lambda b: b.code_is(facet, (value,)), ())
     if facet == "brand":
         return PreparedCheck(lambda b: _brand_is(b, value), ())
+    if facet == "length":  # "too long": the lengths the catalog lists as styles (maxi, ...)
+        styles = CUES.length_styles.get(value, (value,))
+        return PreparedCheck(lambda b: _listed_any(b, "styles", styles), ())
     word = stem(value)
     return PreparedCheck(lambda b: b.has[word], (word,))
+
+
+def _listed_any(batch: Batch, facet: str, values: Iterable[str]) -> np.ndarray:
+    out = np.zeros(len(batch), dtype=bool)
+    for value in values:
+        out |= batch.listed(facet, value)
+    return out
+
+
+# -- critiques of shown products -------------------------------------------------
+
+ANCHOR_PRICE_SCALE = 0.35  # log-ratio at which a price counts as e^-1 similar
+
+
+def anchor_parts(anchor: dict, batch: Batch) -> dict[str, np.ndarray]:
+    """How like the anchor product ("more like the second one") each candidate is: same leaf
+    category, share of its colours / materials / styles, closeness of price (each 0..1)."""
+    n = len(batch)
+    same_leaf = batch.code_is("leaf", (anchor["leaf"],)) if anchor.get("leaf") else np.zeros(n)
+    values = [
+        (facet, value)
+        for facet in ("colors", "materials", "styles")
+        for value in anchor.get(facet, ())
+    ]
+    shared = np.zeros(n)
+    for facet, value in values:
+        shared += batch.listed(facet, value)
+    price = batch.features.price[batch.rows]
+    close = np.zeros(n)
+    if anchor.get("price"):
+        known = ~np.isnan(price)
+        ratio = np.maximum(np.where(known, price, 1.0), 0.01) / anchor["price"]
+        close = np.where(known, np.exp(-np.abs(np.log(ratio)) / ANCHOR_PRICE_SCALE), 0.0)
+    return {
+        "leaf": same_leaf.astype(float),
+        "shared": shared / len(values) if values else shared,
+        "price": close,
+    }
+
+
+def brands_of(batch: Batch, brands: Iterable[str]) -> np.ndarray:
+    """Per candidate: is it of one of `brands` (a list the shopper turned down)?"""
+    out = np.zeros(len(batch), dtype=bool)
+    for brand in brands:
+        out |= _brand_is(batch, brand)
+    return out
 
 
 # -- budget --------------------------------------------------------------------

@@ -13,12 +13,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..index.features import FeatureStore
+from ..index.text import stem
+from ..state.critique import CUES
 from ..state.model import Constraint, ShoppingState
 from ..terms import Attribute, Level
 from .evidence import (
     Batch,
     CategoryProbe,
     PreparedCheck,
+    anchor_parts,
+    brands_of,
     budget_match,
     category_match,
     exact_phrase,
@@ -38,6 +42,7 @@ PARTS = (
     "values",
     "budget",
     "rejected",
+    "critique",
     "lexical",
     "popularity",
     "rating",
@@ -58,6 +63,9 @@ class RankWeights:
     popularity: float = 0.15
     rating: float = 0.05
     profile: float = 0.05
+    anchor: float = 1.5  # "more like that one": all of same leaf, shared details, close price
+    turned_down_brand: float = 0.5  # "none of these": other brands first
+    size_words: float = 0.3  # "too big": products that say small
 
 
 @dataclass(slots=True)
@@ -67,6 +75,7 @@ class Scored:
     row: int = -1  # its row in the feature store
     parts: dict[str, float] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)  # what it answers ("cheaper than ...")
     position: int = -1  # its place among the turn's candidates, while it is not yet explained
 
 
@@ -88,6 +97,34 @@ class Ranking(list[Scored]):
 
 
 @dataclass(frozen=True, slots=True)
+class Critiques:
+    """What the shopper said of shown products this epoch, as the ranking reads it."""
+
+    anchor: dict = field(default_factory=dict)  # the product to stay close to, with its facts
+    avoid_brands: tuple[str, ...] = ()  # brands of a list turned down ("none of these")
+    size_stems: tuple[str, ...] = ()  # "too big": words that say smaller
+    size_kind: str = ""
+
+
+def critiques_of(state: ShoppingState) -> Critiques:
+    record = state.anchor()
+    current = [r for r in state.critiques if r.epoch == state.epoch]
+    turned_down = [r for r in current if r.kind == "none_of_these"]
+    brands = tuple(
+        dict.fromkeys(str(b).lower() for r in turned_down for b in r.anchor.get("brands", ()) if b)
+    )
+    sized = [r for r in current if r.kind in ("smaller", "bigger")]
+    size_kind = sized[-1].kind if sized else ""
+    stems = tuple(stem(w) for w in CUES.size_words.get(size_kind, ()))
+    return Critiques(
+        anchor=record.anchor if record else {},
+        avoid_brands=brands,
+        size_stems=stems,
+        size_kind=size_kind,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Requirements:
     """The active state, read once per turn."""
 
@@ -96,9 +133,11 @@ class Requirements:
     budgets: tuple[Constraint, ...]
     rejections: tuple[PreparedCheck, ...]
     critical_rater: bool
+    critique: Critiques = field(default_factory=lambda: Critiques())
 
     def stems(self) -> set[str]:
         words = {word for probe in self.categories for word, _ in probe.words}
+        words.update(self.critique.size_stems)
         words.update(s for _, check, _ in self.values for s in check.stems)
         words.update(s for check in self.rejections for s in check.stems)
         return words
@@ -117,6 +156,7 @@ def requirements(state: ShoppingState) -> Requirements:
         budgets=tuple(c for c in active if c.attribute == Attribute.BUDGET),
         rejections=tuple(rejection_check(facet, value) for facet, value in rejected),
         critical_rater=str(state.profile.get("rating_style", "")).lower() in ("critical", "mixed"),
+        critique=critiques_of(state) if state.critiques else Critiques(),
     )
 
 
@@ -126,6 +166,7 @@ class Columns:
 
     parts: dict[str, np.ndarray]
     exact: list[np.ndarray]  # per fragment probe: which candidates quote it word for word
+    anchor: dict[str, np.ndarray]  # per part of likeness to the anchor product (0..1)
     category: list[np.ndarray]  # per category probe
     values: list[np.ndarray]  # per value constraint
     budgets: list[np.ndarray]  # per budget constraint
@@ -135,7 +176,13 @@ class Columns:
         p = self.parts
         tie_breaks = p["lexical"] + p["popularity"] + p["rating"] + p["profile"]
         return (
-            p["category"] + p["fragments"] + p["values"] + p["budget"] + p["rejected"] + tie_breaks
+            p["category"]
+            + p["fragments"]
+            + p["values"]
+            + p["budget"]
+            + p["rejected"]
+            + p["critique"]
+            + tie_breaks
         )
 
 
@@ -200,6 +247,7 @@ def score_columns(
     rejected_count = np.zeros(n)
     for check in needs.rejections:
         rejected_count += check.check(batch)
+    critique, anchor = critique_column(needs.critique, batch, w)
     rating = features.rating[rows]
     usual_rating = np.where(np.isnan(rating) | (rating == 0), 3.5, rating)
     profile = (w.profile * np.nan_to_num(rating - 4.0)) if needs.critical_rater else np.zeros(n)
@@ -212,6 +260,7 @@ def score_columns(
                 values,
                 budget,
                 -w.rejected * rejected_count,
+                critique,
                 w.lexical * lexical,
                 w.popularity * features.popularity[rows],
                 w.rating * (usual_rating - 3.5) / 1.5,
@@ -220,7 +269,29 @@ def score_columns(
             strict=True,
         )
     )
-    return Columns(parts, exact_matches, category_matches, value_matches, budget_matches)
+    return Columns(parts, exact_matches, anchor, category_matches, value_matches, budget_matches)
+
+
+def critique_column(
+    critique: Critiques, batch: Batch, w: RankWeights
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The soft evidence critiques of shown products give: likeness to the anchor product,
+    other brands after "none of these", words that say small after "too big"."""
+    n = len(batch)
+    column = np.zeros(n)
+    anchor = anchor_parts(critique.anchor, batch) if critique.anchor else {}
+    if anchor:
+        column += w.anchor * (
+            0.5 * anchor["leaf"] + 0.25 * anchor["shared"] + 0.25 * anchor["price"]
+        )
+    if critique.avoid_brands:
+        column -= w.turned_down_brand * brands_of(batch, critique.avoid_brands)
+    if critique.size_stems:
+        said = np.zeros(n, dtype=bool)
+        for word in critique.size_stems:
+            said |= batch.has[word]
+        column += w.size_words * said
+    return column, anchor
 
 
 def add_prominence(
@@ -289,11 +360,48 @@ def _explain(
     )
     price = features.price[item.row]
     if not np.isnan(price):
-        evidence.extend(
-            f"${float(price):g} fits {c.value}"
-            for c, match in zip(needs.budgets, columns.budgets, strict=True)
-            if match[i] > 0.5
+        for c, match in zip(needs.budgets, columns.budgets, strict=True):
+            if match[i] <= 0.5:
+                continue
+            said = c.data.get("critique")
+            if said:  # a budget a critique set answers that critique
+                item.answers.append(_price_answer(float(price), said))
+            else:
+                evidence.append(f"${float(price):g} fits {c.value}")
+    item.answers.extend(_anchor_answer(needs.critique, columns.anchor, i))
+
+
+def _price_answer(price: float, said: dict) -> str:
+    """'$20, cheaper than the $54 one you pointed at' (or 'than the cheapest shown ($24)')."""
+    cheaper = said["kind"] == "cheaper"
+    word = "cheaper" if cheaper else "pricier"
+    if said.get("pointed", True):
+        return f"${price:g}, {word} than the ${said['price']:g} one you pointed at"
+    which = "the cheapest" if cheaper else "the priciest"
+    return f"${price:g}, {word} than {which} shown (${said['price']:g})"
+
+
+def _anchor_answer(critique: Critiques, anchor: dict[str, np.ndarray], i: int) -> list[str]:
+    """'like the second one: same category, similar price', for a product close to it."""
+    if not anchor:
+        return []
+    alike = [
+        words
+        for part, words in (
+            ("leaf", "same category"),
+            ("shared", "shared details"),
+            ("price", "similar price"),
         )
+        if anchor[part][i] >= 0.5
+    ]
+    if not alike:
+        return []
+    position = critique.anchor.get("position")
+    which = f"the {_ORDINAL_WORDS.get(position, f'#{position}')} one" if position else "that one"
+    return [f"like {which} you pointed at: {', '.join(alike)}"]
+
+
+_ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
 
 def _short(text: str, limit: int = 48) -> str:
@@ -301,6 +409,8 @@ def _short(text: str, limit: int = 48) -> str:
 
 
 def reason(scored: Scored) -> str:
-    if not scored.evidence:
-        return "closest overall match to what you described"
-    return "matches " + ", ".join(dict.fromkeys(scored.evidence))
+    """What a card answers first (a critique of shown products), then what it matches."""
+    said = list(dict.fromkeys(scored.answers))
+    if scored.evidence:
+        said.append("matches " + ", ".join(dict.fromkeys(scored.evidence)))
+    return "; ".join(said) or "closest overall match to what you described"

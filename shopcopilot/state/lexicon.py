@@ -21,6 +21,7 @@ from ..index import text as text_module
 from ..index.text import ROOT_CATEGORY, STOPWORDS, path_stems, stem, tokens
 from ..terms import Facet
 from ..versions import source_hash
+from .critique import cue_words
 from .spelling import SpellFixer
 
 # How close (rapidfuzz ratio) a said word must be to a word of a store name for that name
@@ -301,6 +302,7 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
                 words.update(tokens(term))
     for brand in brands:
         words.update(tokens(brand))
+    words.update(cue_words())  # "pricey", "cheapest": how shoppers critique, never typos
     return words
 
 

@@ -72,6 +72,38 @@ class Rejection:
 
 
 @dataclass(slots=True)
+class CritiqueRecord:
+    """What one critique of shown products did, for the ranking, the web page and the trace.
+    `anchor` holds the facts of the product a "more like that one" points at (the
+    reranker's soft anchor); `products` are the ids the critique spoke of."""
+
+    kind: str
+    turn: int
+    epoch: int
+    positions: list[int] = field(default_factory=list)
+    products: list[str] = field(default_factory=list)
+    text: str = ""
+    effect: str = ""
+    anchor: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CritiqueRecord:
+        return cls(**data)
+
+    def copy(self) -> CritiqueRecord:
+        return CritiqueRecord(
+            self.kind,
+            self.turn,
+            self.epoch,
+            list(self.positions),
+            list(self.products),
+            self.text,
+            self.effect,
+            _copied(self.anchor),
+        )
+
+
+@dataclass(slots=True)
 class Turn:
     turn: int
     user: str
@@ -94,6 +126,8 @@ class ShoppingState:
     turns_without_progress: int = 0
     profile: dict[str, Any] = field(default_factory=dict)
     history: list[Turn] = field(default_factory=list)
+    last_shown: list[str] = field(default_factory=list)  # what "the second one" points into
+    critiques: list[CritiqueRecord] = field(default_factory=list)
 
     # -- views used by later stages -------------------------------------
     def active(self, attribute: str | None = None) -> list[Constraint]:
@@ -109,6 +143,19 @@ class ShoppingState:
 
     def shown_this_epoch(self) -> list[str]:
         return self.shown.get(self.epoch, [])
+
+    def anchor(self) -> CritiqueRecord | None:
+        """The latest product this epoch the shopper wants more like, if any."""
+        for record in reversed(self.critiques):
+            if record.epoch != self.epoch or record.kind == "none_of_these":
+                return None  # a list turned down leaves no neighbourhood to stay in
+            if record.kind == "more_like" and record.anchor:
+                return record
+        return None
+
+    def turned_down(self) -> list[str]:
+        """Ids of products the shopper rejected as a list ("none of these"), in any epoch."""
+        return [i for r in self.critiques if r.kind == "none_of_these" for i in r.products]
 
     def last_question(self) -> str | None:
         return self.questions[-1][1] if self.questions else None
@@ -148,6 +195,8 @@ class ShoppingState:
             turns_without_progress=self.turns_without_progress,
             profile=_copied(self.profile),
             history=[Turn(t.turn, t.user, t.agent, t.ask_attribute) for t in self.history],
+            last_shown=list(self.last_shown),
+            critiques=[r.copy() for r in self.critiques],
         )
 
     # -- serialisation ---------------------------------------------------
@@ -176,6 +225,8 @@ class ShoppingState:
             turns_without_progress=data.get("turns_without_progress", 0),
             profile=dict(data.get("profile", {})),
             history=[Turn(**t) for t in data.get("history", [])],
+            last_shown=list(data.get("last_shown", [])),
+            critiques=[CritiqueRecord.from_dict(r) for r in data.get("critiques", [])],
         )
 
 
@@ -199,6 +250,8 @@ class StateDiff:
     fragments: list[str] = field(default_factory=list)
     new_epoch: bool = False
     intent: str | None = None
+    references: list[dict[str, Any]] = field(default_factory=list)  # shown products pointed at
+    critiques: list[dict[str, Any]] = field(default_factory=list)  # what was said of them, did
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

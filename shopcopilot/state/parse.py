@@ -15,6 +15,7 @@ from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Facet
 from .budget import Budget, read_numbers
+from .critique import ShownTalk, read_shown_talk
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
 
@@ -219,6 +220,7 @@ class Observation:
     category_text: str = ""
     category_narrows: bool = False  # the named item is a narrower kind of the current one
     fragments: list[str] = field(default_factory=list)
+    shown_talk: ShownTalk = field(default_factory=ShownTalk)  # what it says of shown products
 
 
 def parse_message(
@@ -246,6 +248,7 @@ def parse_message(
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
     obs.negated_words = _negated_free_words(text, lexicon)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
+    obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     return obs
 
 

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..catalog.vocabulary import Mention
-from ..index.text import stem
+from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Attribute, Facet, Level, Status
+from .critique import CUES, Critique, Shown, resolve
 from .lexicon import Lexicon
-from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
+from .model import (
+    Constraint,
+    CritiqueRecord,
+    Fragment,
+    Rejection,
+    ShoppingState,
+    StateDiff,
+    Turn,
+)
 from .parse import Observation, parse_message
 
 # A shopper wants one of these at a time; a new value replaces the old one.
@@ -20,8 +30,13 @@ CATEGORY_BOUND = frozenset(
 
 
 def update(
-    state: ShoppingState, message: str, lexicon: Lexicon, turn: int
+    state: ShoppingState,
+    message: str,
+    lexicon: Lexicon,
+    turn: int,
+    shown: Sequence[Shown] = (),
 ) -> tuple[ShoppingState, StateDiff]:
+    """`shown`: the facts of the products shown last (what "the second one" points at)."""
     new = state.copy()
     new.turn = turn
     item = new.active(Attribute.CATEGORY)
@@ -50,6 +65,7 @@ def update(
     _apply_negations(new, obs, diff)
     _apply_budget(new, obs, diff)
     _apply_no_preference(new, obs, diff)
+    _apply_critiques(new, obs, shown, diff)
     if obs.override and not replaced_facets and not category_changed:
         _archive_volunteered_fragments(new, diff)
     for text in obs.fragments:
@@ -263,3 +279,232 @@ def _describe(constraint: Constraint) -> dict:
         "turn": constraint.source_turn,
         "epoch": constraint.epoch,
     }
+
+
+# -- critiques of shown products ------------------------------------------------------------
+
+
+def _apply_critiques(
+    state: ShoppingState, obs: Observation, shown: Sequence[Shown], diff: StateDiff
+) -> None:
+    """References and critiques of the products shown last, turned into state: a budget
+    relative to a product's price, rejections of its values, a soft anchor, no repeats."""
+    if not shown:
+        return
+    budget = obs.budget
+    stated = (
+        [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
+        if budget
+        else []
+    )
+    # Turning down what they asked for themselves ("silver instead of gold") corrects the
+    # request; it says nothing of the products shown.
+    asked = {
+        (c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn
+    }
+    negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
+    said = [*obs.values, *obs.negated]
+    reading = resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated, said)
+    diff.references = [r.to_dict() for r in reading.references]
+    by_position = {s.position: s for s in shown}
+    for critique in reading.critiques:
+        products = [by_position[p] for p in critique.positions if p in by_position]
+        apply = _CRITIQUE_EFFECTS.get(critique.kind, _anchor)
+        effect, anchor = apply(state, obs, critique, products, shown, diff)
+        record = CritiqueRecord(
+            kind=critique.kind,
+            turn=state.turn,
+            epoch=state.epoch,
+            positions=list(critique.positions),
+            products=[p.parent_asin for p in products],
+            text=critique.text,
+            effect=effect,
+            anchor=anchor,
+        )
+        state.critiques.append(record)
+        diff.critiques.append({**critique.to_dict(), "effect": effect})
+    if reading.references or reading.critiques:
+        # "the second one is close but too expensive" is said of products, not words to search
+        obs.fragments = [f for f in obs.fragments if not _about_shown(f, obs, reading)]
+
+
+def _about_shown(fragment: str, obs: Observation, reading) -> bool:
+    """Is the fragment nothing but pointers at shown products and what is said of them?"""
+    said = [c.text for c in obs.shown_talk.cues] + [r.text for r in reading.references]
+    explained = {w for text in said for w in tokens(text)}
+    content = [
+        w
+        for w in tokens(fragment)
+        if w not in STOPWORDS and w not in explained and w not in CUES.ordinals
+    ]
+    return not content
+
+
+def _stated_amounts(obs: Observation, shown: Sequence[Shown]) -> list[float]:
+    """The budget numbers the message states, unless they are a shown product's price ("the
+    keyocean one, that's 29" names a product, it sets no budget)."""
+    if not obs.budget:
+        return []
+    budget = obs.budget
+    amounts = [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
+    prices = [s.price for s in shown if s.price is not None]
+    if amounts and all(any(abs(a - p) <= max(1.0, 0.02 * p) for p in prices) for a in amounts):
+        return []
+    return amounts
+
+
+Effect = tuple[str, dict]
+
+
+def _price_budget(
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
+) -> Effect:
+    """ "Cheaper" caps the budget at the (lowest) critiqued price, "nicer" starts it at the
+    (highest); a number the shopper states in the same breath wins, and so does a tighter
+    budget they set before."""
+    prices = [p.price for p in products if p.price is not None]
+    if not prices:
+        return "", {}
+    cheaper = critique.kind == "cheaper"
+    price = min(prices) if cheaper else max(prices)
+    # "cheaper, under $30" states a budget; "the keyocean one, that's 29" names a price
+    if obs.budget and (not critique.pointed or _stated_amounts(obs, products)):
+        return f"kept the budget you stated ({obs.budget.describe()})", {}
+    key = "max" if cheaper else "min"
+    for old in state.active(Attribute.BUDGET):
+        held = old.data.get(key)
+        tighter = held is not None and (held <= price if cheaper else held >= price)
+        if tighter and old.source_turn < state.turn:
+            return f"your budget ({old.value}) is already {'lower' if cheaper else 'higher'}", {}
+    _drop_budgets(state, diff)
+    word = "at most" if cheaper else "at least"
+    constraint = Constraint(
+        attribute=Attribute.BUDGET,
+        value=f"{word} ${price:g}",
+        source_turn=state.turn,
+        confidence=0.8,
+        epoch=state.epoch,
+        text=critique.text,
+        data={
+            "facet": Facet.BUDGET,
+            "min": None if cheaper else price,
+            "max": price if cheaper else None,
+            "target": None,
+            "critique": {
+                "kind": critique.kind,
+                "price": price,
+                "positions": list(critique.positions),
+                "pointed": critique.pointed,
+            },
+        },
+    )
+    state.constraints.append(constraint)
+    diff.added.append(_describe(constraint))
+    return f"{'cheaper' if cheaper else 'pricier'} than the ${price:g} one: {constraint.value}", {}
+
+
+def _drop_budgets(state: ShoppingState, diff: StateDiff) -> None:
+    """Budgets give way to the critique's; one read from this very message ("the keyocean one,
+    that's 29") was never the shopper's budget, so it goes without a trace."""
+    for old in state.active(Attribute.BUDGET):
+        if old.source_turn == state.turn:
+            state.constraints.remove(old)
+            diff.added = [a for a in diff.added if a != _describe(old)]
+        else:
+            old.status = Status.REPLACED
+            diff.replaced.append(_describe(old))
+
+
+def _anchor(
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
+) -> Effect:
+    """ "More like that one": the product becomes a soft anchor for the ranking."""
+    if not products:
+        return "", {}
+    product = products[0]
+    if critique.kind == "pick":
+        # Noted, not steered by: a shopper who names a product they like has not asked for more
+        # of it, and reading a pick where there is none would pull the list off course.
+        return f"you picked #{product.position}", {}
+    anchor = {**product.to_dict(), "kind": critique.kind}
+    return f"more like #{product.position}: same category, shared details, similar price", anchor
+
+
+def _reject_values(
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
+) -> Effect:
+    """ "Not that brand / colour / material / style": the values the shopper names, else the
+    critiqued product's own."""
+    facet = critique.kind.removeprefix("not_")
+    named = [value for f, value in critique.named if f == facet]
+    own = products[0].values(facet) if len(products) == 1 else ()
+    if not named and facet != "style" and len(own) <= MAX_IMPLIED_REJECTIONS:
+        named = list(own)  # "not that colour" of one product: its colours, unless a palette
+    rejected = [(facet, v.lower() if facet == "brand" else v) for v in dict.fromkeys(named)]
+    # Words of "the santa one lol no" are not rejected one by one: "neck" of "crew neck ones"
+    # would turn down every v-neck too; the products themselves are not shown again.
+    added = [_reject(state, f, v, diff) for f, v in rejected]
+    said = ", ".join(v for (_, v), new in zip(rejected, added, strict=True) if new)
+    return (f"no more {said}" if said else "not shown again"), {}
+
+
+MAX_IMPLIED_REJECTIONS = 2
+
+
+def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bool:
+    if any(r.attribute == facet and r.value == value for r in state.rejected):
+        return False
+    for constraint in state.active():
+        if constraint.data.get("facet") == facet and constraint.value == value:
+            constraint.status = Status.NEGATED
+    state.rejected.append(Rejection(facet, value, state.turn))
+    diff.negated.append({"attribute": facet, "value": value})
+    return True
+
+
+def _length(
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
+) -> Effect:
+    """ "Too long" turns down long lengths (the catalog lists them as styles: maxi, knee high);
+    "too short", "not the cropped ones" turn down short ones."""
+    wanted = "short" if critique.kind == "shorter" else "long"
+    said = [
+        word
+        for word in (*critique.text.lower().split(), *critique.words)
+        if CUES.length_words.get(word) not in (None, wanted)
+    ]
+    value = said[0] if said else ("long" if wanted == "short" else "short")
+    _reject(state, "length", value, diff)
+    return f"{critique.kind} than #{','.join(map(str, critique.positions))}: no {value}", {}
+
+
+def _size_preference(
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
+) -> Effect:
+    """ "Too big" / "too small": no catalog column says how big, so a soft preference the
+    reranker reads from this record."""
+    return f"prefer {critique.kind} than #{','.join(map(str, critique.positions))}", {}
+
+
+def _none_of_these(
+    state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
+) -> Effect:
+    brands = sorted({p.brand.lower() for p in products if p.brand})
+    return "none of these again; other brands first", {"brands": brands}
+
+
+_CRITIQUE_EFFECTS = {
+    "cheaper": _price_budget,
+    "pricier": _price_budget,
+    "more_like": _anchor,
+    "pick": _anchor,
+    "not_brand": _reject_values,
+    "not_color": _reject_values,
+    "not_material": _reject_values,
+    "not_style": _reject_values,
+    "shorter": _length,
+    "longer": _length,
+    "smaller": _size_preference,
+    "bigger": _size_preference,
+    "none_of_these": _none_of_these,
+}

@@ -393,6 +393,10 @@ function diffDetail(diff) {
   for (const fragment of diff.fragments || []) {
     parts.append(el("p", {class: "diff-added"}, "+ words “" + (fragment.text ?? fragment) + "”"));
   }
+  for (const critique of diff.critiques || []) {  // what the shopper said of shown products
+    const which = "#" + (critique.positions || []).join(", #");
+    parts.append(el("p", {class: "diff-added"}, "“" + critique.text + "” → " + critique.kind + " " + which + ": " + critique.effect));
+  }
   if (diff.new_epoch) parts.append(el("p", {class: "tag"}, "new epoch: the shopper changed direction"));
   if (!parts.childNodes.length) parts.append(el("p", {class: "muted"}, "no change"));
   return parts;

@@ -1,0 +1,263 @@
+"""References to shown products and critiques of them: reading, resolving, state, ranking."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shopcopilot.catalog.vocabulary import find_mentions
+from shopcopilot.rank.rerank import Scored, reason
+from shopcopilot.state import ShoppingState
+from shopcopilot.state.critique import (
+    DATA_FILE,
+    CritiqueDataError,
+    Shown,
+    load_cues,
+    read_shown_talk,
+    resolve,
+    words_with_spans,
+)
+from shopcopilot.state.update import update
+
+# Three wallets as the agent would hand them over after looking them up.
+WALLETS = [
+    Shown(1, "W1", 54.0, "Nike", ("red",), ("leather",), (), "Wallets", frozenset({"wallet"})),
+    Shown(2, "W2", 19.5, "Fossil", ("black",), ("canvas",), (), "Wallets", frozenset({"slim"})),
+    Shown(3, "W3", 31.0, "Cherokee", ("red",), ("nylon",), ("maxi",), "Wallets", frozenset()),
+]
+
+
+def read(text, shown=WALLETS):
+    """The message against `shown`, with the colours and materials it names."""
+    return resolve(read_shown_talk(text), shown, text, find_mentions(text))
+
+
+def kinds(reading):
+    return {c.kind for c in reading.critiques}
+
+
+def played(lexicon, *messages, shown=WALLETS):
+    """The messages played in turn, the wallets shown before every one but the first."""
+    state, diffs = ShoppingState(), []
+    for turn, message in enumerate(messages, start=1):
+        state, diff = update(state, message, lexicon, turn, shown if turn > 1 else ())
+        diffs.append(diff)
+    return state, diffs
+
+
+@pytest.mark.parametrize(
+    "text,positions",
+    [
+        ("the second one looks great", [2]),
+        ("ok 2nd", [2]),
+        ("#3 please", [3]),
+        ("I'll go with no. 2", [2]),
+        ("the last one", [3]),
+        ("first one, in black if you have it", [1]),
+        ("the first two are nice", [1, 2]),
+    ],
+)
+def test_ordinals_point_at_positions_in_the_last_list(text, positions):
+    assert read(text).positions() == positions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it's for her first birthday",
+        "first time buying one of these for myself",
+        "she's in second grade",
+    ],
+)
+def test_ordinals_that_count_something_else_point_at_nothing(text):
+    assert not any(r.kind == "ordinal" for r in read(text).references)
+
+
+def test_descriptions_name_products_by_brand_colour_and_price():
+    assert read("the nike one is lovely").positions() == [1]
+    assert read("the red ones").positions() == [1, 3]
+    assert read("the cheapest one will do").positions() == [2]
+    assert read("the $31 one").positions() == [3]
+
+
+def test_a_description_that_fits_every_product_points_at_none():
+    assert read("the wallet").positions() == [1]  # only the first says wallet
+    shown = [Shown(i, f"X{i}", 10.0 * i, words=frozenset({"wallet"})) for i in (1, 2)]
+    assert read("the wallet", shown).positions() == []
+
+
+def test_these_and_those_point_at_the_whole_list():
+    reading = read("none of these, sorry")
+    assert reading.positions() == [1, 2, 3]
+    assert kinds(reading) == {"none_of_these"}
+
+
+def test_a_plain_choice_is_a_pick_and_a_question_is_not():
+    assert kinds(read("the fossil one, I'll take it")) == {"pick"}
+    assert kinds(read("is the first one real leather?")) == set()
+
+
+def test_liking_one_but_wanting_a_change_is_more_like_it():
+    assert kinds(read("more like the second one but in navy")) == {"more_like"}
+    assert kinds(read("the nike one looks good but I want it in brown")) == {"more_like"}
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("not the nike one", "not_brand"),
+        ("the red one? no thanks", "not_color"),
+        ("the third one is too long", "shorter"),
+        ("the first one is way too big", "smaller"),
+        ("the second one looks flimsy", "pricier"),
+        ("the nike one is too pricey", "cheaper"),
+        ("the slim one is a bit boring", "not_style"),
+    ],
+)
+def test_critique_kinds(text, kind):
+    assert kind in kinds(read(text))
+
+
+def test_nothing_is_read_when_nothing_was_shown():
+    assert not read("the second one, cheaper", shown=[]).critiques
+
+
+def test_cheaper_than_a_product_caps_the_budget_at_its_price(lexicon):
+    state, diffs = played(lexicon, "I need a wallet", "cheaper than the nike one")
+    budget = state.active("budget")
+    assert [(c.data["max"], c.data["min"]) for c in budget] == [(54.0, None)]
+    assert budget[0].data["critique"]["kind"] == "cheaper"
+    assert diffs[-1].references[0]["positions"] == [1]
+    assert diffs[-1].critiques[0]["kind"] == "cheaper"
+    assert "$54" in state.critiques[-1].effect
+
+
+def test_more_upscale_starts_the_budget_at_the_price(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "hmm, a bit more upscale than the second one?")
+    assert [c.data["min"] for c in state.active("budget")] == [19.5]
+
+
+def test_a_number_stated_with_the_critique_wins(lexicon):
+    state, _ = played(
+        lexicon, "I need a wallet", "the nike one is steep, anything like it under 40?"
+    )
+    assert [c.data["max"] for c in state.active("budget")] == [40.0]
+    assert {r["kind"] for r in state.to_dict()["critiques"]} >= {"cheaper", "more_like"}
+
+
+def test_a_tighter_budget_said_before_is_kept(lexicon):
+    state, _ = played(lexicon, "a wallet under $30", "the nike one is too expensive")
+    assert [c.data["max"] for c in state.active("budget")] == [30.0]
+
+
+def test_not_that_brand_rejects_the_products_brand(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "not the fossil one")
+    assert ("brand", "fossil") in {(r.attribute, r.value) for r in state.rejected}
+
+
+def test_too_long_turns_down_long_lengths(lexicon):
+    state, diffs = played(lexicon, "I need a wallet", "the third one is too long")
+    assert ("length", "long") in {(r.attribute, r.value) for r in state.rejected}
+    assert diffs[-1].critiques[0]["kind"] == "shorter"
+
+
+def test_more_like_sets_a_soft_anchor_until_the_list_is_turned_down(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "more like the first one")
+    anchor = state.anchor()
+    assert anchor is not None and anchor.anchor["leaf"] == "Wallets"
+    assert anchor.anchor["price"] == 54.0
+    state, _ = update(state, "none of these", lexicon, 3, WALLETS)
+    assert state.anchor() is None
+    assert state.turned_down() == ["W1", "W2", "W3"]
+
+
+def test_the_critique_record_survives_a_round_trip(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "more like #2")
+    state.last_shown = ["W1", "W2", "W3"]
+    again = ShoppingState.from_dict(json.loads(json.dumps(state.to_dict())))
+    assert again.critiques == state.critiques
+    assert again.last_shown == state.last_shown
+    assert again.copy().critiques == state.critiques
+
+
+def test_the_reason_says_what_the_card_answers_first():
+    answer = "$20, cheaper than the $54 one you pointed at"
+    scored = Scored("X", 1.0, answers=[answer], evidence=["in Wallets"])
+    assert reason(scored) == f"{answer}; matches in Wallets"
+    assert reason(Scored("Y", 1.0)) == "closest overall match to what you described"
+
+
+def test_every_cue_in_the_data_file_is_read_as_its_kind():
+    raw = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    cues = load_cues()
+    for kind, phrases in raw["cues"].items():
+        for phrase in phrases:
+            words = [w for w, _, _ in words_with_spans(phrase)]
+            assert cues.cues.find(words) == [(0, len(words), kind)], phrase
+
+
+def test_a_cue_of_an_unknown_kind_is_refused(tmp_path):
+    raw = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    raw["cues"]["cheapish"] = ["a bit cheap"]
+    path = tmp_path / "critiques.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(CritiqueDataError, match="cheapish"):
+        load_cues(path)
+
+
+@pytest.fixture(scope="module")
+def agent(synthetic_index):
+    from shopcopilot.agent import Agent
+
+    return Agent(index=synthetic_index, warm_up=False)
+
+
+def _prices(agent, response):
+    rows = agent.features.rows([r["parent_asin"] for r in response["recommendations"]])
+    return [float(agent.features.price[row]) for row in rows]
+
+
+def test_cheaper_than_the_first_one_shows_cheaper_products_and_says_so(agent):
+    agent.reset("cheaper", {})
+    first = agent.respond_traced("cheaper", "I'm looking for a jacket", 1).response
+    price = _prices(agent, first)[0]
+    turn = agent.respond_traced("cheaper", "nice, but cheaper than the first one please", 2)
+    # liked, but wanted cheaper: more like it, under its price
+    assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
+    shown = turn.response["recommendations"]
+    assert shown and all(p <= price for p in _prices(agent, turn.response))
+    assert f"cheaper than the ${price:g} one you pointed at" in shown[0]["reason"]
+
+
+def test_more_like_the_first_one_stays_near_it(agent):
+    agent.reset("like", {})
+    first = agent.respond_traced("like", "I'm looking for a jacket", 1).response
+    turn = agent.respond_traced("like", "more like the first one", 2)
+    assert turn.diff["critiques"][0]["kind"] == "more_like"
+    state = agent.export_session("like")
+    assert (
+        state["critiques"][-1]["anchor"]["parent_asin"]
+        == first["recommendations"][0]["parent_asin"]
+    )
+    assert "like the first one you pointed at" in turn.response["recommendations"][0]["reason"]
+
+
+def test_none_of_these_never_shows_them_again(agent):
+    agent.reset("none", {})
+    first = agent.respond_traced("none", "I'm looking for a jacket", 1).response
+    turned_down = {r["parent_asin"] for r in first["recommendations"]}
+    agent.respond_traced("none", "none of these", 2)
+    later = agent.respond_traced("none", "actually, show me shoes instead", 3).response
+    later_ids = {r["parent_asin"] for r in later["recommendations"]}
+    assert not turned_down & later_ids
+    assert agent.export_session("none")["critiques"][-1]["kind"] == "none_of_these"
+
+
+def test_a_frame_without_its_determiners_is_refused(tmp_path):
+    raw = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    del raw["frame"]["determiners"]
+    path = tmp_path / "critiques.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    with pytest.raises(CritiqueDataError, match="determiners"):
+        load_cues(path)
