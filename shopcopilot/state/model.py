@@ -71,6 +71,36 @@ class Rejection:
     source_turn: int
 
 
+@dataclass(frozen=True, slots=True)
+class AudienceFact:
+    """One thing known about who the item is for, the turn and the words it came from. `cue`:
+    "recipient" (a person's word: "my wife" is an adult), "age" (a number: "8 year old"), "word"
+    (an age word: "toddler") or "pronoun" ("she")."""
+
+    value: str
+    source_turn: int
+    text: str
+    cue: str
+
+
+@dataclass(slots=True)
+class Audience:
+    """Who the item is for: the recipient ("wife", "son", "child"), their age group ("adult",
+    "teen", "kid", "toddler", "baby") and a gender no recipient word gave ("female" from "she")."""
+
+    recipient: AudienceFact | None = None
+    age_group: AudienceFact | None = None
+    gender: AudienceFact | None = None
+
+    def copy(self) -> Audience:
+        return Audience(self.recipient, self.age_group, self.gender)  # facts are immutable
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Audience:
+        facts = {k: AudienceFact(**v) for k, v in (data or {}).items() if v is not None}
+        return cls(**facts)
+
+
 @dataclass(slots=True)
 class Turn:
     turn: int
@@ -94,6 +124,7 @@ class ShoppingState:
     turns_without_progress: int = 0
     profile: dict[str, Any] = field(default_factory=dict)
     history: list[Turn] = field(default_factory=list)
+    audience: Audience = field(default_factory=Audience)
 
     # -- views used by later stages -------------------------------------
     def active(self, attribute: str | None = None) -> list[Constraint]:
@@ -148,6 +179,7 @@ class ShoppingState:
             turns_without_progress=self.turns_without_progress,
             profile=_copied(self.profile),
             history=[Turn(t.turn, t.user, t.agent, t.ask_attribute) for t in self.history],
+            audience=self.audience.copy(),
         )
 
     # -- serialisation ---------------------------------------------------
@@ -176,6 +208,7 @@ class ShoppingState:
             turns_without_progress=data.get("turns_without_progress", 0),
             profile=dict(data.get("profile", {})),
             history=[Turn(**t) for t in data.get("history", [])],
+            audience=Audience.from_dict(data.get("audience")),
         )
 
 
@@ -199,6 +232,7 @@ class StateDiff:
     fragments: list[str] = field(default_factory=list)
     new_epoch: bool = False
     intent: str | None = None
+    audience: dict[str, str] = field(default_factory=dict)  # what changed: recipient, age_group...
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,6 +7,7 @@ import re
 from ..catalog.vocabulary import Mention
 from ..index.text import stem
 from ..terms import Attribute, Facet, Level, Status
+from .audience import apply_audience
 from .lexicon import Lexicon
 from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
 from .parse import Observation, parse_message
@@ -47,6 +48,7 @@ def update(
         diff,
     )
     replaced_facets |= _replace_contrasted(new, contrasted, diff)
+    apply_audience(new, obs.audience, level, diff)  # after the values: a stated department wins
     _apply_negations(new, obs, diff)
     _apply_budget(new, obs, diff)
     _apply_no_preference(new, obs, diff)
