@@ -3,21 +3,15 @@
 
 A recipient gives the department as a guess ("for my mom": women, soft) or as good as a
 statement ("my son": boys, hard); a department the shopper states ("womens") always wins over
-a guessed one, and an age group alone ("teen", "toddler") names no gender. The words, the age
-bands and the department of each age group and gender live in data/audience.json, read and
-checked once at import.
+a guessed one, and an age group alone ("teen", "toddler") names no gender. The words live in
+data/audience.json (see audience_cues).
 """
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from rapidfuzz import process
@@ -26,292 +20,14 @@ from text_to_num import text2num
 
 from ..catalog.vocabulary import Mention, accepted_departments
 from ..terms import QUESTION_FOR, Facet, Level, Status
-from .model import AudienceFact, Constraint, ShoppingState, StateDiff
+from .audience_cues import MIN_TYPO_LENGTH, WORD, Cues, Person, Term, cues, fold, words_of
+from .model import Audience, AudienceFact, Constraint, ShoppingState, StateDiff
 from .spelling import is_english
 
-DATA_PATH = Path(__file__).with_name("data") / "audience.json"
-GENDERS = ("female", "male")
-AGE_GROUPS = ("baby", "toddler", "kid", "teen", "adult")
 # Where a reading came from: a person's word ("my wife"), a number ("8 year old"), an age word
 # ("toddler") or a pronoun ("she"). Only a number or an age word states an age.
-RECIPIENT, AGE, WORD, PRONOUN = "recipient", "age", "word", "pronoun"
+RECIPIENT, AGE, WORD_CUE, PRONOUN = "recipient", "age", "word", "pronoun"
 MAX_GAP = 6  # words between a cue and the person: "my 8 year old little boy"
-MIN_TYPO_LENGTH = 5  # "husbnd", "daugther"; shorter words are too easily another word
-
-
-class AudienceError(ValueError):
-    """The audience file is malformed; the message names the file and the entry."""
-
-
-@dataclass(frozen=True, slots=True)
-class Person:
-    """One recipient of the data file."""
-
-    name: str
-    gender: str | None
-    age_group: str | None  # what they are, said or not ("wife": adult)
-    assume_age: str | None  # the age their department is read with when none is said
-    level: Level  # how sure their department is when no age is said
-
-
-@dataclass(frozen=True, slots=True)
-class Term:
-    person: Person
-    possessed: bool  # needs "my", "our"... before it ("my boy"; "a boy" is a department)
-
-
-@dataclass(frozen=True, slots=True)
-class Cues:
-    """The loaded data file."""
-
-    cues: frozenset[str]
-    possessives: frozenset[str]
-    terms: Mapping[tuple[str, ...], Term]
-    typo_targets: tuple[str, ...]  # single words worth correcting towards
-    longest: int
-    people: Mapping[str, Person]
-    modifiers: Mapping[str, str | None]
-    age_words: Mapping[tuple[str, ...], str]
-    longest_age_word: int
-    others: frozenset[str]  # "her best friend" is someone else's
-    their_events: frozenset[str]  # "my brother's wedding": the brother is no recipient
-    units: Mapping[str, frozenset[str]]  # years, months, old, ... (see `ages` in the file)
-    toddler_sizes: frozenset[str]
-    most_years: int
-    bands: tuple[tuple[str, float, float], ...]
-    pronouns: Mapping[str, str]
-    departments: Mapping[str, Mapping[str, tuple[str, Level] | None]]
-
-    def unit(self, name: str, word: str) -> bool:
-        return word in self.units[name]
-
-
-# -- loading --------------------------------------------------------------------------------
-
-
-def load_cues(path: Path) -> Cues:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise AudienceError(f"{path}: cannot read the audience cues: {error}") from error
-    if not isinstance(raw, dict):
-        raise AudienceError(f"{path}: must hold a JSON object")
-    read = _Reader(raw, path)
-    people, terms = read.recipients()
-    age_words = read.age_words()
-    ages = read.table("ages")
-    words = {key: read.words(ages, "ages", key) for key in _AGE_UNITS}
-    return Cues(
-        cues=frozenset(read.words(raw, "", "cues")),
-        possessives=frozenset(read.words(raw, "", "possessives")),
-        terms=MappingProxyType(terms),
-        typo_targets=tuple(
-            sorted(
-                {k[0] for k, t in terms.items() if len(k) == 1 and len(k[0]) >= MIN_TYPO_LENGTH}
-            )
-        ),
-        longest=max(map(len, terms)),
-        people=MappingProxyType(people),
-        modifiers=MappingProxyType(read.modifiers()),
-        age_words=MappingProxyType(age_words),
-        longest_age_word=max(map(len, age_words)),
-        others=frozenset(read.words(raw, "", "others")),
-        their_events=frozenset(read.words(raw, "", "their_events")),
-        units=MappingProxyType({key: frozenset(value) for key, value in words.items()}),
-        toddler_sizes=frozenset(read.words(ages, "ages", "toddler_sizes")),
-        most_years=read.number(ages, "ages.most_years"),
-        bands=read.bands(ages),
-        pronouns=MappingProxyType(read.pronouns()),
-        departments=MappingProxyType(read.departments()),
-    )
-
-
-_AGE_UNITS = (
-    "years",
-    "months",
-    "old",
-    "years_old",
-    "old_short",
-    "before",
-    "after_person",
-    "hedges",
-    "birthday",
-    "ordinal_suffixes",
-    "not_after",
-)
-
-
-class _Reader:
-    """Checks each part of the file, naming the entry that is wrong."""
-
-    def __init__(self, raw: dict[str, Any], path: Path) -> None:
-        self.raw, self.path = raw, path
-
-    def fail(self, entry: str, problem: str) -> AudienceError:
-        return AudienceError(f"{self.path}: {entry}: {problem}")
-
-    def table(self, key: str) -> dict[str, Any]:
-        node = self.raw.get(key)
-        if not isinstance(node, dict):
-            raise self.fail(key, "missing or not an object")
-        return node
-
-    def words(self, node: Mapping[str, Any], where: str, key: str) -> tuple[str, ...]:
-        entry = f"{where}.{key}" if where else key
-        value = node.get(key)
-        if not isinstance(value, list) or not value:
-            raise self.fail(entry, "must be a non-empty list of words")
-        out = []
-        for term in value:
-            words = _words_of(term) if isinstance(term, str) else ()
-            if not words:
-                raise self.fail(entry, f"{term!r} is not a word or phrase")
-            out.append(" ".join(words))
-        return tuple(out)
-
-    def number(self, node: Mapping[str, Any], entry: str) -> int:
-        value = node.get(entry.rsplit(".", 1)[-1])
-        if not isinstance(value, int) or value <= 0:
-            raise self.fail(entry, "must be a positive whole number")
-        return value
-
-    def choice(self, value: Any, allowed: Sequence[str | None], entry: str) -> Any:
-        if value not in allowed:
-            known = ", ".join(str(a) for a in allowed)
-            raise self.fail(entry, f"{value!r} is not one of {known}")
-        return value
-
-    def recipients(self) -> tuple[dict[str, Person], dict[tuple[str, ...], Term]]:
-        people: dict[str, Person] = {}
-        terms: dict[tuple[str, ...], Term] = {}
-        for name, entry in self.table("recipients").items():
-            where = f"recipients.{name}"
-            if not isinstance(entry, dict):
-                raise self.fail(where, "must be an object")
-            person = Person(
-                name=name,
-                gender=self.choice(entry.get("gender"), (*GENDERS, None), f"{where}.gender"),
-                age_group=self.choice(
-                    entry.get("age_group"), (*AGE_GROUPS, None), f"{where}.age_group"
-                ),
-                assume_age=self.choice(
-                    entry.get("assume_age", entry.get("age_group")),
-                    (*AGE_GROUPS, None),
-                    f"{where}.assume_age",
-                ),
-                level=Level(self.choice(entry.get("level", "soft"), ("hard", "soft"), where)),
-            )
-            people[name] = person
-            for possessed in (False, True):
-                key = "possessed" if possessed else "terms"
-                if key not in entry and possessed:
-                    continue
-                for phrase in self.words(entry, where, key):
-                    for form in _forms(tuple(phrase.split())):
-                        self._add_term(terms, form, Term(person, possessed), where)
-        return people, terms
-
-    def _add_term(
-        self, terms: dict[tuple[str, ...], Term], form: tuple[str, ...], term: Term, where: str
-    ) -> None:
-        known = terms.get(form)
-        if known is not None and known.person.name != term.person.name:
-            phrase = " ".join(form)
-            raise self.fail(where, f"{phrase!r} also names {known.person.name!r}")
-        if known is None or not term.possessed:  # a plain term's plural beats a possessed one
-            terms[form] = term
-
-    def modifiers(self) -> dict[str, str | None]:
-        table = self.table("modifiers")
-        return {
-            word: self.choice(age, (*AGE_GROUPS, None), f"modifiers.{word}")
-            for word, age in table.items()
-        }
-
-    def age_words(self) -> dict[tuple[str, ...], str]:
-        table = self.table("age_words")
-        out: dict[tuple[str, ...], str] = {}
-        for age in table:
-            self.choice(age, AGE_GROUPS, f"age_words.{age}")
-            for phrase in self.words(table, "age_words", age):
-                out[tuple(phrase.split())] = age
-        return out
-
-    def bands(self, ages: Mapping[str, Any]) -> tuple[tuple[str, float, float], ...]:
-        bands = ages.get("bands")
-        if not isinstance(bands, list) or not bands:
-            raise self.fail("ages.bands", "must be a list of [age group, from, to] in years")
-        out = []
-        for band in bands:
-            if not (
-                isinstance(band, list)
-                and len(band) == 3
-                and band[0] in AGE_GROUPS
-                and all(isinstance(b, int | float) for b in band[1:])
-                and band[1] < band[2]
-            ):
-                raise self.fail("ages.bands", f"{band!r} is not [age group, from, to]")
-            out.append((band[0], float(band[1]), float(band[2])))
-        return tuple(out)
-
-    def pronouns(self) -> dict[str, str]:
-        table = self.table("pronouns")
-        out = {}
-        for gender in GENDERS:
-            for word in self.words(table, "pronouns", gender):
-                out[word] = gender
-        return out
-
-    def departments(self) -> dict[str, Mapping[str, tuple[str, Level] | None]]:
-        table = self.table("departments")
-        out: dict[str, Mapping[str, tuple[str, Level] | None]] = {}
-        for age in AGE_GROUPS:
-            row = table.get(age)
-            if not isinstance(row, dict):
-                raise self.fail(f"departments.{age}", "missing or not an object")
-            out[age] = {gender: self._department(row, age, gender) for gender in (*GENDERS, "any")}
-        return out
-
-    def _department(self, row: Mapping[str, Any], age: str, gender: str) -> tuple[str, Level] | None:
-        value = row.get(gender)
-        if value is None:
-            return None
-        if not (
-            isinstance(value, list)
-            and len(value) == 2
-            and isinstance(value[0], str)
-            and value[1] in ("hard", "soft")
-        ):
-            raise self.fail(f"departments.{age}.{gender}", "must be [department, hard|soft]")
-        return value[0], Level(value[1])
-
-
-def _forms(words: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """A phrase and its plural ("bridesmaid", "bridesmaids"): "for my two boys"."""
-    last = words[-1]
-    if last.endswith("s") or last[-1].isdigit():
-        return (words,)
-    return words, (*words[:-1], last + "s")
-
-
-_WORD = re.compile(r"[^\W\d_]+|\d+")
-
-
-def _fold(word: str) -> str:
-    """ASCII letters: "fiancée" is "fiancee"."""
-    if word.isascii():
-        return word
-    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
-
-
-def _words_of(text: str) -> tuple[str, ...]:
-    return tuple(w for m in _WORD.finditer(text.lower()) if (w := _fold(m.group())))
-
-
-@lru_cache(maxsize=1)
-def cues() -> Cues:
-    """The project's audience cues, loaded once."""
-    return load_cues(DATA_PATH)
 
 
 # -- reading a message --------------------------------------------------------------------------
@@ -337,11 +53,16 @@ class AudienceReading:
     gender: Heard | None  # from a pronoun or a baby's department word; not a recipient's own
     spans: tuple[tuple[int, int], ...]  # the words that say who, not what
 
+    @property
+    def names_someone(self) -> bool:
+        """Does it say who (a person or an age), not only a pronoun?"""
+        return self.recipient is not None or self.age_group is not None
+
     def covers(self, start: int, end: int) -> bool:
         return any(start < b and a < end for a, b in self.spans)
 
     def words(self, text: str) -> frozenset[str]:
-        return frozenset(w for a, b in self.spans for w in _words_of(text[a:b]))
+        return frozenset(w for a, b in self.spans for w in words_of(text[a:b]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,8 +79,8 @@ class _Message:
         self.text = text
         self.words = [
             _Token(word, m.start(), m.end())
-            for m in _WORD.finditer(text.lower())
-            if (word := _fold(m.group()))
+            for m in WORD.finditer(text.lower())
+            if (word := fold(m.group()))
         ]
 
     def __len__(self) -> int:
@@ -417,7 +138,7 @@ def read_audience(
     if age is not None and age.value == "baby":
         gender = _baby_gender(mentions) or gender
     heard = [*people, *words, recipient, age]
-    if gender is not None and gender.cue == WORD:
+    if gender is not None and gender.cue == WORD_CUE:
         heard.append(gender)
     if recipient is None and age is None and gender is None:
         return None
@@ -440,7 +161,11 @@ def _recipients(message: _Message, data: Cues) -> list[_Named]:
         last = index + width - 1
         cue = _cue_before(message, index, data, term.possessed)
         alone = width > 1 and not term.possessed  # "best friend", "baby shower": no cue needed
-        if (cue is not None or alone) and not _someone_elses(message, index, last, data):
+        if (
+            (cue is not None or alone)
+            and not _someone_elses(message, index, last, data)
+            and not _not_for_them(message, index if cue is None else cue, last, data)
+        ):
             found.append(_Named(index if cue is None else cue, index, last, term.person))
         index += width
     return [n for i, n in enumerate(found) if not _describes_next(message, n, found[i + 1 :])]
@@ -498,6 +223,16 @@ def _someone_elses(message: _Message, index: int, last: int, data: Cues) -> bool
     return message.word(back) in data.others
 
 
+def _not_for_them(message: _Message, first: int, last: int, data: Cues) -> bool:
+    """Is the person named as someone the item is not for: turned down ("not for my wife"),
+    beside the shopper ("with my husband", "from my mum") or speaking ("my dad swears by
+    them")?"""
+    before = first - 1
+    if message.word(before) in data.cues and message.word(first) in data.possessives:
+        before -= 1  # "for my": look before "for"
+    return message.word(before) in data.not_for or message.word(last + 1) in data.speaking
+
+
 def _describes_next(message: _Message, named: _Named, later: list[_Named]) -> bool:
     """Is this person only a word about the next one ("my baby girl", "my friend's new baby")?"""
     return bool(later) and later[0].first <= named.last + 1
@@ -532,9 +267,7 @@ def _number_age(message: _Message, data: Cues, people: list[Heard]) -> Heard | N
     return None
 
 
-def _age_after(
-    message: _Message, index: int, amount: int, data: Cues
-) -> tuple[int, float] | None:
+def _age_after(message: _Message, index: int, amount: int, data: Cues) -> tuple[int, float] | None:
     """(last word, age in years) of an age said with a unit after the number."""
     nxt, then = message.word(index + 1), message.word(index + 2)
     if data.unit("years_old", nxt):
@@ -553,7 +286,7 @@ def _toddler_size(message: _Message, data: Cues) -> Heard | None:
     for index in range(len(message) - 1):
         pair = f"{message.word(index)} {message.word(index + 1)}"
         if pair in data.toddler_sizes and message.gap_after(index) == "":
-            return message.heard(index, index + 1, "toddler", WORD)
+            return message.heard(index, index + 1, "toddler", WORD_CUE)
     return None
 
 
@@ -591,7 +324,7 @@ def _modifier_age(message: _Message, data: Cues, named: list[_Named]) -> Heard |
     for n in named:
         for index in range(n.first, n.start):
             if (group := data.modifiers.get(message.word(index))) is not None:
-                return message.heard(index, index, group, WORD)
+                return message.heard(index, index, group, WORD_CUE)
     return None
 
 
@@ -604,7 +337,7 @@ def _age_words(message: _Message, data: Cues, taken: list[tuple[int, int]]) -> l
         width = _age_word_at(message, index, data)
         if width:
             key = tuple(t.word for t in message.words[index : index + width])
-            heard = message.heard(index, index + width - 1, data.age_words[key], WORD)
+            heard = message.heard(index, index + width - 1, data.age_words[key], WORD_CUE)
             if not any(heard.start < b and a < heard.end for a, b in taken):
                 found.append(heard)
         index += width or 1
@@ -623,7 +356,7 @@ def _unnamed_child(message: _Message, age: Heard, data: Cues) -> Heard | None:
     index = message.index_at(age.start)
     if age.cue != AGE or message.word(index - 1) not in data.possessives:
         return None
-    in_months = any(data.unit("months", word) for word in _words_of(age.text))
+    in_months = any(data.unit("months", word) for word in words_of(age.text))
     name = "baby" if age.value == "baby" or in_months else "child"
     return Heard(name, age.text, message.words[index - 1].start, age.end, RECIPIENT)
 
@@ -643,7 +376,7 @@ def _baby_gender(mentions: list[Mention]) -> Heard | None:
     """ "baby shower gift, it's a girl": a baby's gender said as a department word."""
     for m in mentions:
         if m.facet == Facet.DEPARTMENT and m.value in _BABY_GENDERS:
-            return Heard(_BABY_GENDERS[m.value], m.text, m.start, m.end, WORD)
+            return Heard(_BABY_GENDERS[m.value], m.text, m.start, m.end, WORD_CUE)
     return None
 
 
@@ -654,15 +387,21 @@ _BABY_GENDERS = {"girls": "female", "boys": "male"}
 
 
 def apply_audience(
-    state: ShoppingState, reading: AudienceReading | None, level: Level, diff: StateDiff
+    state: ShoppingState,
+    reading: AudienceReading | None,
+    level: Level,
+    diff: StateDiff,
+    change_of_mind: bool = False,
 ) -> None:
     """Keep who the item is for, and the department that follows, unless the shopper stated a
-    department this turn or (for a guess) before. `level`: the turn's level for a statement."""
+    department this turn or (for a guess) before, and has not changed their mind about who it
+    is for ("actually, it's for my wife"). `level`: the turn's level for a statement."""
     if reading is None:
         return
     changed, new_person = _update_audience(state, reading, diff)
     if changed:
-        _apply_department(state, department_for(state, cues()), level, new_person, diff)
+        wanted = department_for(state, cues())
+        _apply_department(state, wanted, level, new_person and change_of_mind, diff)
 
 
 def _update_audience(
@@ -680,9 +419,7 @@ def _update_audience(
         audience.recipient = _fact(said, turn)
         audience.gender = None  # a pronoun heard earlier was about someone else
         own_age = person.age_group if person else None
-        audience.age_group = (
-            AudienceFact(own_age, turn, said.text, RECIPIENT) if own_age else None
-        )
+        audience.age_group = AudienceFact(own_age, turn, said.text, RECIPIENT) if own_age else None
     if (age := reading.age_group) is not None and _replaces_age(audience.age_group, age):
         audience.age_group = _fact(age, turn)
     if reading.gender is not None and _gender_of(audience, data) is None:
@@ -700,10 +437,10 @@ def _fact(heard: Heard, turn: int) -> AudienceFact:
 
 def _replaces_age(old: AudienceFact | None, new: Heard) -> bool:
     """A number said before is not undone by an age word ("she's 3", then "size 9 toddler")."""
-    return old is None or not (old.cue == AGE and new.cue == WORD)
+    return old is None or not (old.cue == AGE and new.cue == WORD_CUE)
 
 
-def _gender_of(audience: Any, data: Cues) -> str | None:
+def _gender_of(audience: Audience, data: Cues) -> str | None:
     if audience.recipient is not None:
         person = data.people.get(audience.recipient.value)
         if person is not None and person.gender is not None:
@@ -717,7 +454,7 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str] |
     audience = state.audience
     person = data.people.get(audience.recipient.value) if audience.recipient else None
     age_fact = audience.age_group
-    stated_age = age_fact is not None and age_fact.cue in (AGE, WORD)
+    stated_age = age_fact is not None and age_fact.cue in (AGE, WORD_CUE)
     if stated_age or person is None:
         age = age_fact.value if age_fact is not None else None
     else:
@@ -740,14 +477,14 @@ def _apply_department(
     state: ShoppingState,
     wanted: tuple[str, Level, str] | None,
     turn_level: Level,
-    new_person: bool,
+    someone_else: bool,
     diff: StateDiff,
 ) -> None:
+    """`someone_else`: the shopper changed their mind about who the item is for."""
     current = [c for c in state.active() if c.data.get("facet") == Facet.DEPARTMENT]
-    stated = [c for c in current if not _guessed(c)]
     if wanted is None:
-        if new_person:  # the department guessed for someone else no longer holds
-            _retire([c for c in current if _guessed(c)], diff)
+        if state.audience.recipient and state.audience.recipient.source_turn == state.turn:
+            _retire([c for c in current if _guessed(c)], diff)  # guessed for someone else
         return
     value, level, words = wanted
     level = turn_level if level == Level.HARD else Level.SOFT
@@ -756,12 +493,15 @@ def _apply_department(
             if constraint.value == value and _guessed(constraint):
                 constraint.level = level
         return
+    stated = [c for c in current if not _guessed(c)]
     said_now = [c for c in stated if c.source_turn == state.turn]
-    if said_now or level == Level.SOFT:
-        # A department the shopper names wins over who it is for, unless that only narrows it
-        # ("a kids watch for my son": boys). Said in this message, it wins over a statement too.
-        if not all(_narrows(value, c.value) for c in (said_now or stated)):
-            return
+    earlier = [] if someone_else else stated
+    # A department the shopper names wins over who it is for, unless that only narrows it ("a
+    # kids watch for my son": boys). Said in this very message, it wins over a statement too.
+    if (said_now or level == Level.SOFT) and not all(
+        _narrows(value, c.value) for c in (said_now or earlier)
+    ):
+        return
     _retire(current, diff)
     constraint = Constraint(
         attribute=QUESTION_FOR[Facet.DEPARTMENT],

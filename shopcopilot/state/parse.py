@@ -256,9 +256,7 @@ def _read_audience(text: str, obs: Observation) -> None:
     if reading is None:
         return
     obs.values = [
-        m
-        for m in obs.values
-        if m.facet != Facet.DEPARTMENT or not reading.covers(m.start, m.end)
+        m for m in obs.values if m.facet != Facet.DEPARTMENT or not reading.covers(m.start, m.end)
     ]
     who = reading.words(text)
     obs.fragments = [f for f in obs.fragments if not _only_who(f, who)]
