@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -65,8 +65,7 @@ class AudienceReading:
         return frozenset(w for a, b in self.spans for w in words_of(text[a:b]))
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):  # a tuple: a message makes one per word, every turn
     word: str
     start: int
     end: int
@@ -82,12 +81,16 @@ class _Message:
             for m in WORD.finditer(text.lower())
             if (word := fold(m.group()))
         ]
+        self.plain = [t.word for t in self.words]
+
+    def phrase(self, index: int, width: int) -> tuple[str, ...]:
+        return tuple(self.plain[index : index + width])
 
     def __len__(self) -> int:
         return len(self.words)
 
     def word(self, index: int) -> str:
-        return self.words[index].word if 0 <= index < len(self.words) else ""
+        return self.plain[index] if 0 <= index < len(self.plain) else ""
 
     def index_at(self, start: int) -> int:
         return next(i for i, t in enumerate(self.words) if t.start == start)
@@ -172,11 +175,14 @@ def _recipients(message: _Message, data: Cues) -> list[_Named]:
 
 
 def _person_at(message: _Message, index: int, data: Cues) -> tuple[int, Term] | None:
-    for width in range(min(data.longest, len(message) - index), 0, -1):
-        key = tuple(t.word for t in message.words[index : index + width])
-        if (term := data.terms.get(key)) is not None:
-            return width, term
-    fixed = _typo_fixed(message.word(index), data.typo_targets)
+    if message.plain[index] in data.term_starts:
+        for width in range(min(data.longest, len(message) - index), 0, -1):
+            if (term := data.terms.get(message.phrase(index, width))) is not None:
+                return width, term
+    word = message.plain[index]
+    if len(word) < MIN_TYPO_LENGTH:
+        return None
+    fixed = _typo_fixed(word, data.typo_targets)
     if fixed is not None and not data.terms[(fixed,)].possessed:
         return 1, data.terms[(fixed,)]
     return None
@@ -261,7 +267,7 @@ def _number_age(message: _Message, data: Cues, people: list[Heard]) -> Heard | N
             continue
         found = _age_after(message, index, amount, data)
         if found is None and _said_as_age(message, index, data, person_ends):
-            found = (index, amount)
+            found = _bare_age(message, index, amount, data)
         if found is not None and (group := _band(found[1], data)) is not None:
             return message.heard(index, found[0], group, AGE)
     return None
@@ -281,10 +287,21 @@ def _age_after(message: _Message, index: int, amount: int, data: Cues) -> tuple[
     return None
 
 
+def _bare_age(message: _Message, index: int, amount: int, data: Cues) -> tuple[int, float]:
+    """(last word, age in years) of an age said after "is" or "age": "she's 10 months", "age 9"."""
+    if data.unit("months", message.word(index + 1)):
+        return index + 1, amount / 12
+    if data.unit("years", message.word(index + 1)):
+        return index + 1, amount
+    return index, amount
+
+
 def _toddler_size(message: _Message, data: Cues) -> Heard | None:
     """A toddler's size ("3T"): a hint at the age, weaker than an age said in numbers."""
     for index in range(len(message) - 1):
-        pair = f"{message.word(index)} {message.word(index + 1)}"
+        if not message.plain[index].isdigit():
+            continue
+        pair = f"{message.plain[index]} {message.plain[index + 1]}"
         if pair in data.toddler_sizes and message.gap_after(index) == "":
             return message.heard(index, index + 1, "toddler", WORD_CUE)
     return None
@@ -336,8 +353,8 @@ def _age_words(message: _Message, data: Cues, taken: list[tuple[int, int]]) -> l
     while index < len(message):
         width = _age_word_at(message, index, data)
         if width:
-            key = tuple(t.word for t in message.words[index : index + width])
-            heard = message.heard(index, index + width - 1, data.age_words[key], WORD_CUE)
+            group = data.age_words[message.phrase(index, width)]
+            heard = message.heard(index, index + width - 1, group, WORD_CUE)
             if not any(heard.start < b and a < heard.end for a, b in taken):
                 found.append(heard)
         index += width or 1
@@ -345,8 +362,10 @@ def _age_words(message: _Message, data: Cues, taken: list[tuple[int, int]]) -> l
 
 
 def _age_word_at(message: _Message, index: int, data: Cues) -> int:
+    if message.plain[index] not in data.age_word_starts:
+        return 0
     for width in range(min(data.longest_age_word, len(message) - index), 0, -1):
-        if tuple(t.word for t in message.words[index : index + width]) in data.age_words:
+        if message.phrase(index, width) in data.age_words:
             return width
     return 0
 

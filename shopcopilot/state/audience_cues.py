@@ -52,11 +52,13 @@ class Cues:
     cues: frozenset[str]
     possessives: frozenset[str]
     terms: Mapping[tuple[str, ...], Term]
+    term_starts: frozenset[str]  # the first word of each term: most words start none
     typo_targets: tuple[str, ...]  # single words worth correcting towards
     longest: int
     people: Mapping[str, Person]
     modifiers: Mapping[str, str | None]
     age_words: Mapping[tuple[str, ...], str]
+    age_word_starts: frozenset[str]
     longest_age_word: int
     others: frozenset[str]  # "her best friend" is someone else's
     their_events: frozenset[str]  # "my brother's wedding": the brother is no recipient
@@ -84,11 +86,12 @@ def load_cues(path: Path) -> Cues:
     people, terms = read.recipients()
     age_words = read.age_words()
     ages = read.table("ages")
-    words = {key: read.words(ages, "ages", key) for key in _AGE_UNITS}
+    units = {key: read.words(ages, "ages", key) for key in _AGE_UNITS}
     return Cues(
         cues=frozenset(read.words(raw, "", "cues")),
         possessives=frozenset(read.words(raw, "", "possessives")),
         terms=MappingProxyType(terms),
+        term_starts=frozenset(words[0] for words in terms),
         typo_targets=tuple(
             sorted({k[0] for k in terms if len(k) == 1 and len(k[0]) >= MIN_TYPO_LENGTH})
         ),
@@ -96,12 +99,13 @@ def load_cues(path: Path) -> Cues:
         people=MappingProxyType(people),
         modifiers=MappingProxyType(read.modifiers()),
         age_words=MappingProxyType(age_words),
+        age_word_starts=frozenset(words[0] for words in age_words),
         longest_age_word=max(map(len, age_words)),
         others=frozenset(read.words(raw, "", "others")),
         their_events=frozenset(read.words(raw, "", "their_events")),
         not_for=frozenset(read.words(raw, "", "not_for")),
         speaking=frozenset(read.words(raw, "", "speaking")),
-        units=MappingProxyType({key: frozenset(value) for key, value in words.items()}),
+        units=MappingProxyType({key: frozenset(value) for key, value in units.items()}),
         toddler_sizes=frozenset(read.words(ages, "ages", "toddler_sizes")),
         most_years=read.number(ages, "ages.most_years"),
         bands=read.bands(ages),
