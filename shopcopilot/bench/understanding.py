@@ -198,6 +198,10 @@ def predicted(
         for slot, wanted in LIST_SLOTS.items():
             if facet == wanted:
                 out[slot].add(value.lower())
+    audience = state.get("audience") or {}
+    for slot in ("recipient", "age_group"):  # who the item is for, as the state keeps it
+        if fact := audience.get(slot):
+            out[slot].add(fact["value"])
     out["features"] |= {f["text"] for f in state["fragments"] if f["status"] == "active"}
     out["not"] = {_stem_phrase(r["value"]) for r in state["rejected"]}
     out["no_preference"] = set(diff.get("unconstrained", []))
@@ -206,7 +210,15 @@ def predicted(
     out["critique"] = {c["kind"] for c in diff.get("critiques", [])}
     changed = any(
         diff.get(key)
-        for key in ("added", "replaced", "negated", "unconstrained", "fragments", "critiques")
+        for key in (
+            "added",
+            "replaced",
+            "negated",
+            "unconstrained",
+            "fragments",
+            "critiques",
+            "audience",
+        )
     )
     out["chitchat"] = set() if changed else {True}
     return out

@@ -71,6 +71,36 @@ class Rejection:
     source_turn: int
 
 
+@dataclass(frozen=True, slots=True)
+class AudienceFact:
+    """One thing known about who the item is for, the turn and the words it came from. `cue`:
+    "recipient" (a person's word: "my wife" is an adult), "age" (a number: "8 year old"), "word"
+    (an age word: "toddler") or "pronoun" ("she")."""
+
+    value: str
+    source_turn: int
+    text: str
+    cue: str
+
+
+@dataclass(slots=True)
+class Audience:
+    """Who the item is for: the recipient ("wife", "son", "child"), their age group ("adult",
+    "teen", "kid", "toddler", "baby") and a gender no recipient word gave ("female" from "she")."""
+
+    recipient: AudienceFact | None = None
+    age_group: AudienceFact | None = None
+    gender: AudienceFact | None = None
+
+    def copy(self) -> Audience:
+        return Audience(self.recipient, self.age_group, self.gender)  # facts are immutable
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Audience:
+        facts = {k: AudienceFact(**v) for k, v in (data or {}).items() if v is not None}
+        return cls(**facts)
+
+
 @dataclass(slots=True)
 class CritiqueRecord:
     """What one critique of shown products did, for the ranking, the web page and the trace.
@@ -128,6 +158,7 @@ class ShoppingState:
     history: list[Turn] = field(default_factory=list)
     last_shown: list[str] = field(default_factory=list)  # what "the second one" points into
     critiques: list[CritiqueRecord] = field(default_factory=list)
+    audience: Audience = field(default_factory=Audience)
 
     # -- views used by later stages -------------------------------------
     def active(self, attribute: str | None = None) -> list[Constraint]:
@@ -197,6 +228,7 @@ class ShoppingState:
             history=[Turn(t.turn, t.user, t.agent, t.ask_attribute) for t in self.history],
             last_shown=list(self.last_shown),
             critiques=[r.copy() for r in self.critiques],
+            audience=self.audience.copy(),
         )
 
     # -- serialisation ---------------------------------------------------
@@ -227,6 +259,7 @@ class ShoppingState:
             history=[Turn(**t) for t in data.get("history", [])],
             last_shown=list(data.get("last_shown", [])),
             critiques=[CritiqueRecord.from_dict(r) for r in data.get("critiques", [])],
+            audience=Audience.from_dict(data.get("audience")),
         )
 
 
@@ -252,6 +285,7 @@ class StateDiff:
     intent: str | None = None
     references: list[dict[str, Any]] = field(default_factory=list)  # shown products pointed at
     critiques: list[dict[str, Any]] = field(default_factory=list)  # what was said of them, did
+    audience: dict[str, str] = field(default_factory=dict)  # what changed: recipient, age_group...
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Facet
+from .audience import AudienceReading, read_audience
 from .budget import Budget, read_numbers
 from .critique import ShownTalk, read_shown_talk
 from .lexicon import DEPARTMENT_NODES, Lexicon
@@ -221,6 +222,7 @@ class Observation:
     category_narrows: bool = False  # the named item is a narrower kind of the current one
     fragments: list[str] = field(default_factory=list)
     shown_talk: ShownTalk = field(default_factory=ShownTalk)  # what it says of shown products
+    audience: AudienceReading | None = None  # who the item is for ("my wife", "my 8 year old")
 
 
 def parse_message(
@@ -249,7 +251,27 @@ def parse_message(
     obs.negated_words = _negated_free_words(text, lexicon)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
+    _read_audience(text, obs)
     return obs
+
+
+def _read_audience(text: str, obs: Observation) -> None:
+    """Who the item is for ("for my wife", "my 8 year old son"). The department words in it are
+    the audience's to weigh (a wife's department is a guess), and a clause that only says who
+    ("something for my wife") is no requirement."""
+    reading = obs.audience = read_audience(text, obs.values)
+    if reading is None:
+        return
+    obs.values = [
+        m for m in obs.values if m.facet != Facet.DEPARTMENT or not reading.covers(m.start, m.end)
+    ]
+    who = reading.words(text)
+    obs.fragments = [f for f in obs.fragments if not _only_who(f, who)]
+
+
+def _only_who(fragment: str, who: frozenset[str]) -> bool:
+    content = [t for t in tokens(fragment) if t not in _CHATTER and len(t) > 1]
+    return all(t in who for t in content)
 
 
 def _loose_brand_words(text: str, last_question: str | None) -> str | None:

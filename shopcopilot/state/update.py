@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Attribute, Facet, Level, Status
+from .audience import apply_audience
 from .critique import CUES, Critique, Shown, resolve
 from .lexicon import Lexicon
 from .model import (
@@ -62,6 +63,8 @@ def update(
         diff,
     )
     replaced_facets |= _replace_contrasted(new, contrasted, diff)
+    # After the values: a department the shopper states wins over one guessed from who it is for.
+    apply_audience(new, obs.audience, level, diff, change_of_mind=obs.override)
     _apply_negations(new, obs, diff)
     _apply_budget(new, obs, diff)
     _apply_no_preference(new, obs, diff)
@@ -77,17 +80,22 @@ def update(
 
 def _level(state: ShoppingState, obs: Observation) -> Level:
     """Answers and overrides are requirements; what a browser volunteers up front is softer."""
-    if not state.history and (obs.browsing or state.intent == "browsing" and not obs.values):
+    if not state.history and (obs.browsing or state.intent == "browsing" and not _specific(obs)):
         return Level.SOFT
     return Level.HARD
+
+
+def _specific(obs: Observation) -> bool:
+    """Did the message name values, or who the item is for ("for my son")?"""
+    return bool(obs.values) or (obs.audience is not None and obs.audience.names_someone)
 
 
 def _update_intent(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
     if obs.browsing:
         state.intent, state.intent_confidence = "browsing", 0.8
-    elif not state.history and (obs.values or obs.fragments or obs.budget):
+    elif not state.history and (_specific(obs) or obs.fragments or obs.budget):
         state.intent, state.intent_confidence = "buying", 0.7
-    elif state.history and (obs.values or obs.budget) and state.intent == "browsing":
+    elif state.history and (_specific(obs) or obs.budget) and state.intent == "browsing":
         # Specific answers are a sign the shopper is converging on something.
         state.intent_confidence = max(0.3, state.intent_confidence - 0.1)
     else:
