@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..catalog.vocabulary import Mention
-from ..index.text import stem
+from ..index.categoriser import Reading
+from ..index.text import stem, tokens
 from ..terms import Attribute, Facet, Level, Status
-from .lexicon import Lexicon
+from .lexicon import DEPARTMENT_NODES, Lexicon
 from .model import Constraint, Fragment, Rejection, ShoppingState, StateDiff, Turn
 from .parse import Observation, parse_message
 
@@ -98,11 +100,32 @@ def _apply_category(
         confidence=0.9,
         epoch=state.epoch,
         text=obs.category_text,
-        data={"words": words},
+        data={"words": words, **item_reading(lexicon, obs.category_text, words)},
     )
     state.constraints.append(constraint)
     diff.added.append(_describe(constraint))
     return bool(current)
+
+
+def item_reading(lexicon: Lexicon, text: str, words: dict[str, float]) -> dict[str, Any]:
+    """The catalog categoriser's reading of the item's name (node, leaf and their probabilities),
+    for the later stages and the trace; nothing when it names no node or when its reading shares
+    no word with the shopper's own category words: then the words speak alone."""
+    reading = lexicon.read_item(text)
+    if reading is None or reading.node is None or not _agrees(reading, words):
+        return {}
+    return reading.as_data()
+
+
+def _agrees(reading: Reading, words: dict[str, float]) -> bool:
+    """Does the reading's node or path hold one of the shopper's category words ("jean jacket":
+    Denim Jackets does, Jeans does not hold "jacket" but does hold "jean")? Words naming only who
+    it is for decide nothing."""
+    said = set(words) - DEPARTMENT_NODES
+    if not said:
+        return True
+    named = {stem(t) for part in (reading.node or "", *reading.path) for t in tokens(part)}
+    return bool(said & named)
 
 
 def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
