@@ -57,7 +57,7 @@ RECIPE = {
 }
 PER_PATH = RECIPE["per_path"]  # titles learnt per path: bounds time and memory at any size
 PATH_NAMES_REPEAT = RECIPE["path_names_repeat"]  # a path's own names, as extra documents
-TEMPERATURE = 40.0  # cosines are close together; this spreads them into a usable distribution
+TEMPERATURE = 60.0  # cosines are close together; this spreads them into a usable distribution
 NODE_MASS = 0.5  # a node is read when its paths hold this much of the distribution
 NAMED_MASS = 0.3  # ... or this much when the text names the node in full
 MIN_CLASSES = 2
@@ -123,13 +123,15 @@ class Categoriser:
         vectorizer: TfidfVectorizer,
         weights: sparse.csr_matrix,  # features x paths: centroids, or NB log-probabilities
         paths: list[tuple[str, ...]],  # department-free category paths, one per class
+        items: frozenset[str],  # the nodes that name a kind of item (see `kinds_of_item`)
         kind: str = "centroid",
         bias: np.ndarray | None = None,  # per path, added to the scores (NB's log prior)
     ) -> None:
-        self.vectorizer, self.weights, self.paths, self.kind, self.bias = (
+        self.vectorizer, self.weights, self.paths, self.items, self.kind, self.bias = (
             vectorizer,
             weights,
             paths,
+            items,
             kind,
             bias,
         )
@@ -141,8 +143,18 @@ class Categoriser:
         self.node_paths = sparse.csr_matrix(
             (np.ones(len(rows)), (rows, cols)), shape=(len(paths), len(self.nodes))
         )
-        self.specificity = np.asarray(self.node_paths.sum(axis=0)).ravel()  # paths per node
-        self.node_stems = [_stems(name) for name in self.nodes]
+        # The nodes below each node on some path: a node is more specific than those above it.
+        self.below: list[set[int]] = [set() for _ in self.nodes]
+        for path in paths:
+            for position, name in enumerate(path):
+                self.below[column[name]].update(column[n] for n in path[position + 1 :])
+        # A node is named by a text that says all the words of its name or of one of its parts
+        # ("dangle earrings" names Drop & Dangle); only kinds of item are read as the item.
+        self.node_parts = [
+            [p for p in map(_stems, _CONJUNCTS.split(name)) if p] if name in items else []
+            for name in self.nodes
+        ]
+        self.is_item = np.array([name in items for name in self.nodes])
         # paths x head nouns, 1 where one of the path's nodes is named by the head noun
         heads = [sorted(head_nouns([path])) for path in paths]
         self.head_column = {h: i for i, h in enumerate(sorted({h for hs in heads for h in hs}))}
@@ -153,7 +165,7 @@ class Categoriser:
         )
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.vectorizer, self.weights, self.paths, self.kind, self.bias)
+        return (self.vectorizer, self.weights, self.paths, self.items, self.kind, self.bias)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         self.__init__(*state)  # type: ignore[misc]
@@ -179,7 +191,8 @@ class Categoriser:
     def _node(
         self, probabilities: np.ndarray, said: frozenset[str], head: str | None
     ) -> tuple[str | None, float]:
-        """The most specific node (fewest paths through it) among the first tier that has one:
+        """The most specific node (none of the others lies below it; then the heaviest) among the
+        first tier that has one:
         named in full by the text, on the paths of its head noun ("sweater dress": Dresses, not
         Sweaters; "running shoes": Running, a kind of shoe); named in full; holding most of the
         mass on the head's paths; holding most of the mass."""
@@ -188,16 +201,17 @@ class Categoriser:
         ) else np.zeros(len(self.paths))
         mass = self.node_paths.T @ probabilities
         head_mass = self.node_paths.T @ (probabilities * on_head)
-        named = np.array([bool(s) and s <= said for s in self.node_stems])
+        named = np.array([any(part <= said for part in parts) for parts in self.node_parts])
         for weight, wanted in (
             (head_mass, named & (head_mass >= NAMED_MASS)),
             (mass, named & (mass >= NAMED_MASS)),
-            (head_mass, head_mass >= NODE_MASS),
-            (mass, mass >= NODE_MASS),
+            (head_mass, self.is_item & (head_mass >= NODE_MASS)),
+            (mass, self.is_item & (mass >= NODE_MASS)),
         ):
             if wanted.any():
-                candidates = np.flatnonzero(wanted)
-                pick = min(candidates, key=lambda i: (self.specificity[i], -weight[i]))
+                candidates = set(np.flatnonzero(wanted).tolist())
+                lowest = [i for i in candidates if not self.below[i] & candidates] or candidates
+                pick = max(lowest, key=lambda i: weight[i])
                 return self.nodes[pick], float(weight[pick])
         return None, 0.0
 
@@ -211,7 +225,7 @@ def train(
     """A categoriser from (title, full category path) pairs; None when the catalog has fewer
     than two kinds of item. `kind`: "centroid" (the default) or "nb" (multinomial naive Bayes,
     kept to compare against)."""
-    titles, labels = _sample(documents)
+    titles, labels, items = _sample(documents)
     paths = sorted(set(labels))
     if len(paths) < MIN_CLASSES:
         return None
@@ -227,26 +241,31 @@ def train(
     if kind == "nb":
         model = MultinomialNB(alpha=0.01, fit_prior=False).fit(matrix, y)
         weights = sparse.csr_matrix(model.feature_log_prob_.T.astype(np.float32))
-        return Categoriser(vectorizer, weights, paths, "nb", model.class_log_prior_)
+        return Categoriser(vectorizer, weights, paths, items, "nb", model.class_log_prior_)
     members = sparse.csr_matrix(
         (np.ones(len(y), dtype=np.float32), (y, np.arange(len(y)))),
         shape=(len(paths), len(y)),
     )
     centroids = normalize(members @ matrix)  # paths x features, unit length
-    return Categoriser(vectorizer, sparse.csr_matrix(centroids.T), paths)
+    return Categoriser(vectorizer, sparse.csr_matrix(centroids.T), paths, items)
 
 
 def _sample(
     documents: Iterable[tuple[str, tuple[str, ...]]],
-) -> tuple[list[str], list[tuple[str, ...]]]:
-    """At most PER_PATH titles per item path, a seeded reservoir over the stream."""
+) -> tuple[list[str], list[tuple[str, ...]], frozenset[str]]:
+    """At most PER_PATH titles per item path (a seeded reservoir over the stream), and the nodes
+    that name kinds of item."""
     rng = random.Random(RECIPE["seed"])
     kept: dict[tuple[str, ...], list[str]] = {}
     seen: dict[tuple[str, ...], int] = {}
+    raw_paths: set[tuple[str, ...]] = set()
     for title, categories in documents:
         path = item_path(categories)
         if not path or not title:
             continue
+        # A store page ("Designer Shoes & Handbags") is learnt too, though never read as the
+        # item: the words that lead there ("designer", "made in") then read no kind of item.
+        raw_paths.add(categories)
         count = seen[path] = seen.get(path, 0) + 1
         bucket = kept.setdefault(path, [])
         if len(bucket) < PER_PATH:
@@ -254,7 +273,7 @@ def _sample(
         elif (slot := rng.randrange(count)) < PER_PATH:
             bucket[slot] = title
     pairs = [(title, path) for path in sorted(kept) for title in kept[path]]
-    return [t for t, _ in pairs], [p for _, p in pairs]
+    return [t for t, _ in pairs], [p for _, p in pairs], kinds_of_item(raw_paths)
 
 
 @lru_cache(maxsize=8192)
@@ -265,6 +284,23 @@ def item_path(categories: tuple[str, ...]) -> tuple[str, ...]:
         for part in categories
         if part.strip().lower() != ROOT_CATEGORY and not _stems(part) <= WHO_WORDS
     )
+
+
+def kinds_of_item(all_paths: Iterable[tuple[str, ...]]) -> frozenset[str]:
+    """The nodes that name a kind of item: those below a department node on some path ("Women >
+    Shoes > Boots"), and in paths without one, the nodes of two or more (a lone node is a store
+    page such as "Free One-Day Shipping on Jewelry, Watches, & More") that never sit above a
+    department (in "Boot Shop > Women > Fashion > Chelsea" the shop is a way into the store)."""
+    below, free, above = set(), set(), set()
+    for categories in all_paths:
+        parts = [p for p in categories if p.strip().lower() != ROOT_CATEGORY]
+        last = max((i for i, p in enumerate(parts) if _stems(p) <= WHO_WORDS), default=-1)
+        if last >= 0:
+            below.update(parts[last + 1 :])
+            above.update(p for p in parts[:last] if not _stems(p) <= WHO_WORDS)
+        elif len(parts) >= 2:
+            free.update(parts)
+    return frozenset(below | (free - above))
 
 
 def head_nouns(paths: Iterable[tuple[str, ...]]) -> frozenset[str]:

@@ -215,6 +215,11 @@ class Lexicon:
         words = set(said)
         return any(node <= words for word in words for node in self._nodes.get(word, ()))
 
+    def is_head_noun(self, word: str) -> bool:
+        """Is the word (or the catalog word it stands for) the plural a node names a kind of item
+        by ("cardigans", "trousers"; not "cozy", "size", "womens")?"""
+        return any(key in self._heads for key in self._category_stems(word.lower()))
+
     def narrows(self, current: Iterable[str], text: str) -> bool:
         """Does `text` name, in full, a category node below every node the `current` category
         words name ("cowboy hats" for "accessories", "loafers" for "shoes"; not "necklaces"

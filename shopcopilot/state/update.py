@@ -112,19 +112,23 @@ def item_reading(lexicon: Lexicon, text: str, words: dict[str, float]) -> dict[s
     for the later stages and the trace; nothing when it names no node or when its reading shares
     no word with the shopper's own category words: then the words speak alone."""
     reading = lexicon.read_item(text)
-    if reading is None or reading.node is None or not _agrees(reading, words):
+    if reading is None or reading.node is None or not _agrees(reading, text, words):
         return {}
     return reading.as_data()
 
 
-def _agrees(reading: Reading, words: dict[str, float]) -> bool:
-    """Does the reading's node or path hold one of the shopper's category words ("jean jacket":
-    Denim Jackets does, Jeans does not hold "jacket" but does hold "jean")? Words naming only who
-    it is for decide nothing."""
-    said = set(words) - DEPARTMENT_NODES
+def _agrees(reading: Reading, text: str, words: dict[str, float]) -> bool:
+    """Does the reading's node or path hold one of the shopper's words for the item, as said or
+    as the catalog's category words ("bikini": Bikinis; "trousers": Pants)? Words naming only
+    who it is for decide nothing. Compared without a final "s": the light stemmer keeps
+    "bikinis" whole."""
+    said = {w.rstrip("s") for w in {stem(t) for t in tokens(text)} | set(words)}
+    said -= {w.rstrip("s") for w in DEPARTMENT_NODES}
     if not said:
         return True
-    named = {stem(t) for part in (reading.node or "", *reading.path) for t in tokens(part)}
+    named = {
+        stem(t).rstrip("s") for part in (reading.node or "", *reading.path) for t in tokens(part)
+    }
     return bool(said & named)
 
 
