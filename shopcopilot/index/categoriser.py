@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import pickle
 import random
@@ -139,9 +140,9 @@ class Categoriser:
         column = {name: i for i, name in enumerate(self.nodes)}
         rows = [i for i, path in enumerate(paths) for _ in set(path)]
         cols = [column[name] for path in paths for name in set(path)]
-        # paths x nodes, 1 where the path runs through the node
-        self.node_paths = sparse.csr_matrix(
-            (np.ones(len(rows)), (rows, cols)), shape=(len(paths), len(self.nodes))
+        # nodes x paths, 1 where the path runs through the node
+        self.path_nodes = sparse.csr_matrix(
+            (np.ones(len(rows)), (cols, rows)), shape=(len(self.nodes), len(paths))
         )
         # The nodes below each node on some path: a node is more specific than those above it.
         self.below: list[set[int]] = [set() for _ in self.nodes]
@@ -155,14 +156,21 @@ class Categoriser:
             for name in self.nodes
         ]
         self.is_item = np.array([name in items for name in self.nodes])
+        self.nodes_with: dict[str, list[int]] = {}  # word -> the nodes with it in their name
+        for i, parts in enumerate(self.node_parts):
+            for word in set().union(*parts) if parts else ():
+                self.nodes_with.setdefault(word, []).append(i)
+        self.vocabulary: dict[str, int] = vectorizer.vocabulary_
+        self.idf: np.ndarray = vectorizer.idf_
         # paths x head nouns, 1 where one of the path's nodes is named by the head noun
         heads = [sorted(head_nouns([path])) for path in paths]
         self.head_column = {h: i for i, h in enumerate(sorted({h for hs in heads for h in hs}))}
         rows = [i for i, hs in enumerate(heads) for _ in hs]
         cols = [self.head_column[h] for hs in heads for h in hs]
-        self.path_heads = sparse.csc_matrix(
+        path_heads = sparse.csc_matrix(
             (np.ones(len(rows)), (rows, cols)), shape=(len(paths), len(self.head_column))
-        )
+        ).toarray()
+        self.on_head = {h: path_heads[:, i] for h, i in self.head_column.items()}
 
     def __getstate__(self) -> tuple[Any, ...]:
         return (self.vectorizer, self.weights, self.paths, self.items, self.kind, self.bias)
@@ -172,14 +180,29 @@ class Categoriser:
 
     def distribution(self, text: str) -> np.ndarray:
         """The probability of each path (in `paths` order) given the text."""
-        scores = np.asarray((self.vectorizer.transform([text]) @ self.weights).todense()).ravel()
+        scores = np.zeros(len(self.paths))
+        weights = self.weights
+        for column, value in self._vector(text):
+            start, end = weights.indptr[column], weights.indptr[column + 1]
+            scores[weights.indices[start:end]] += value * weights.data[start:end]
         if self.kind == "centroid":
-            scores = scores * TEMPERATURE
+            scores *= TEMPERATURE
         elif self.bias is not None:
-            scores = scores + self.bias
-        scores = scores - scores.max()
-        odds = np.exp(scores)
+            scores += self.bias
+        odds = np.exp(scores - scores.max())
         return odds / odds.sum()
+
+    def _vector(self, text: str) -> list[tuple[int, float]]:
+        """The text's TF-IDF entries (column, value), as the fitted vectorizer makes them
+        (sublinear counts times idf, unit length) without its per-call checks, which cost more
+        than the rest of a read."""
+        counts: dict[int, int] = {}
+        for feature in self.vectorizer.analyzer(text):
+            if (column := self.vocabulary.get(feature)) is not None:
+                counts[column] = counts.get(column, 0) + 1
+        values = [(1.0 + math.log(n)) * self.idf[column] for column, n in counts.items()]
+        norm = math.sqrt(sum(v * v for v in values)) or 1.0
+        return [(column, v / norm) for column, v in zip(counts, values, strict=True)]
 
     def read(self, text: str) -> Reading:
         """The node the text names and the most likely path (see the module's docstring)."""
@@ -196,12 +219,14 @@ class Categoriser:
         named in full by the text, on the paths of its head noun ("sweater dress": Dresses, not
         Sweaters; "running shoes": Running, a kind of shoe); named in full; holding most of the
         mass on the head's paths; holding most of the mass."""
-        on_head = self.path_heads.getcol(self.head_column[head]).toarray().ravel() if (
-            head in self.head_column
-        ) else np.zeros(len(self.paths))
-        mass = self.node_paths.T @ probabilities
-        head_mass = self.node_paths.T @ (probabilities * on_head)
-        named = np.array([any(part <= said for part in parts) for parts in self.node_parts])
+        on_head = self.on_head.get(head) if head else None
+        if on_head is None:
+            on_head = np.zeros(len(self.paths))
+        mass = self.path_nodes @ probabilities
+        head_mass = self.path_nodes @ (probabilities * on_head)
+        named = np.zeros(len(self.nodes), dtype=bool)
+        for i in {i for word in said for i in self.nodes_with.get(word, ())}:
+            named[i] = any(part <= said for part in self.node_parts[i])
         for weight, wanted in (
             (head_mass, named & (head_mass >= NAMED_MASS)),
             (mass, named & (mass >= NAMED_MASS)),
@@ -365,6 +390,20 @@ def ensure_trained(store: Any, folder: Path) -> None:
     """Train and save the categoriser unless a matching one is saved (not loaded: cheap)."""
     if not model_path(folder).is_file():
         load_or_train(store, folder)
+
+
+def describe(store: Any, folder: Path) -> str:
+    """One line for `index build`: the index's categoriser (trained now if it is not saved), its
+    size on disk and how long its training took."""
+    model = load_or_train(store, folder)
+    saved, path = _load(model_path(folder)) or {}, model_path(folder)
+    if model is None:
+        return "none (the catalog has fewer than two kinds of item)"
+    size = path.stat().st_size / 1e6 if path.is_file() else 0.0
+    return (
+        f"{len(model.paths):,} category paths, {len(model.vocabulary):,} features, "
+        f"{size:.1f} MB, trained in {saved.get('train_seconds', 0.0):.1f} s"
+    )
 
 
 def catalog_documents(store_path: Path) -> Iterator[tuple[str, tuple[str, ...]]]:

@@ -12,6 +12,7 @@ from rich.table import Table
 from ..catalog.commands import price_text, short_title
 from ..paths import cache_dir, orphaned_partials
 from .build import prune_free_locks
+from .categoriser import describe
 from .catalog_index import (
     BACKENDS,
     DEFAULT_BACKEND,
@@ -48,6 +49,7 @@ def build_command(catalog: Path | None, rebuild: bool) -> None:
     click.echo(f"catalog   {index.catalog_path}")
     click.echo(f"products  {manifest['products']:,}")
     click.echo(f"built at  {manifest['built_at']}{_build_steps(manifest.get('timings_s', {}))}")
+    click.echo(f"items     {describe(index.store, index.path)}")
     click.echo(f"ready in  {time.perf_counter() - started:.2f} s")
 
 
