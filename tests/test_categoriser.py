@@ -184,7 +184,12 @@ def test_a_model_saved_for_other_inputs_is_trained_again(synthetic_index, monkey
     monkeypatch.setattr(K, "RECIPE", {**K.RECIPE, "per_path": 1})  # another recipe
     trained = []
     real_train = K.train
-    monkeypatch.setattr(K, "train", lambda docs: trained.append(1) or real_train(docs))
+
+    def counted(documents):
+        trained.append(1)
+        return real_train(documents)
+
+    monkeypatch.setattr(K, "train", counted)
     K.load_or_train(synthetic_index.store, synthetic_index.path)
     assert trained == [1]
 

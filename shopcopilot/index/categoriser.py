@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 CATEGORISER_PREFIX = "categoriser-"
 # The recipe: what a training document is and how the model reads it. Part of the fingerprint.
-RECIPE = {
+RECIPE: dict[str, Any] = {
     "document": "title",
     "label": "category path without the root and department nodes",
     "features": "tf-idf (sublinear) of stems, stem pairs and the head noun; min_df 2",
@@ -316,7 +316,9 @@ def kinds_of_item(all_paths: Iterable[tuple[str, ...]]) -> frozenset[str]:
     Shoes > Boots"), and in paths without one, the nodes of two or more (a lone node is a store
     page such as "Free One-Day Shipping on Jewelry, Watches, & More") that never sit above a
     department (in "Boot Shop > Women > Fashion > Chelsea" the shop is a way into the store)."""
-    below, free, above = set(), set(), set()
+    below: set[str] = set()
+    free: set[str] = set()
+    above: set[str] = set()
     for categories in all_paths:
         parts = [p for p in categories if p.strip().lower() != ROOT_CATEGORY]
         last = max((i for i, p in enumerate(parts) if _stems(p) <= WHO_WORDS), default=-1)

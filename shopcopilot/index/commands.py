@@ -12,7 +12,6 @@ from rich.table import Table
 from ..catalog.commands import price_text, short_title
 from ..paths import cache_dir, orphaned_partials
 from .build import prune_free_locks
-from .categoriser import describe
 from .catalog_index import (
     BACKENDS,
     DEFAULT_BACKEND,
@@ -21,6 +20,7 @@ from .catalog_index import (
     open_index,
     prune_other_versions,
 )
+from .categoriser import describe
 from .query import Filters, Hit
 
 TITLE_CHARS = 70
