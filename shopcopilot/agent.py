@@ -15,6 +15,7 @@ from typing import Any
 
 from .dialogue import DialogueSettings, decide
 from .index.catalog_index import CatalogIndex, open_index
+from .index.categoriser import load_or_train
 from .index.counts import catalog_counts
 from .index.features import load_or_build
 from .index.text import STOPWORDS, stem, tokens
@@ -278,12 +279,13 @@ EXPLAINED = 10  # top products whose evidence the trace shows
 
 
 def _lexicon(index: CatalogIndex) -> Lexicon:
-    """What the words of this catalog mean: its category paths, usable store names and words."""
+    """What the words of this catalog mean: its category paths, usable store names and words, and
+    the categoriser learnt from its titles."""
     counts = catalog_counts(index.store, index.path)
     brands = counts.remembered(
         "usable_brands", usable_brands_version(), lambda: usable_brands(counts.brands, counts.paths)
     )
-    return Lexicon(counts.paths, brands, counts.words)
+    return Lexicon(counts.paths, brands, counts.words, load_or_train(index.store, index.path))
 
 
 def _out_of_gc_reach() -> None:

@@ -166,6 +166,12 @@ class NodeResolver:
         return best[1] if best else None
 
 
+def item_node(data: Mapping[str, Any], nodes: NodeResolver) -> str | None:
+    """The node a category constraint names: the categoriser's reading stored with it, else the
+    node its words name."""
+    return data.get("node") or nodes.resolve(list(data.get("words", {})))
+
+
 def _stems(text: str) -> set[str]:
     return {stem(t) for t in tokens(text) if t not in STOPWORDS}
 
@@ -179,8 +185,7 @@ def predicted(
     for c in active:
         facet, value = c["data"].get("facet"), c["value"]
         if c["attribute"] == "category":
-            node = nodes.resolve(list(c["data"].get("words", {})))
-            out["item"].add(_norm(node or c["value"]))
+            out["item"].add(_norm(item_node(c["data"], nodes) or c["value"]))
         elif facet == "department":
             out["department"].add(value)
         elif facet == "budget":

@@ -20,6 +20,7 @@ from .catalog_index import (
     open_index,
     prune_other_versions,
 )
+from .categoriser import describe
 from .query import Filters, Hit
 
 TITLE_CHARS = 70
@@ -48,6 +49,7 @@ def build_command(catalog: Path | None, rebuild: bool) -> None:
     click.echo(f"catalog   {index.catalog_path}")
     click.echo(f"products  {manifest['products']:,}")
     click.echo(f"built at  {manifest['built_at']}{_build_steps(manifest.get('timings_s', {}))}")
+    click.echo(f"items     {describe(index.store, index.path)}")
     click.echo(f"ready in  {time.perf_counter() - started:.2f} s")
 
 

@@ -30,6 +30,7 @@ from ..catalog.product import Product
 from ..versions import source_hash
 from ..workers import parallel_workers, progress_counter
 from . import text as text_module
+from .categoriser import ensure_trained
 from .store import stored_json_rows
 from .text import path_stems, tokens
 
@@ -434,9 +435,11 @@ def from_products(pairs: Iterable[tuple[Product, Attributes]]) -> FeatureStore:
 
 
 def ensure_built(store: Any, folder: Path, progress: bool = False) -> None:
-    """Build and save the features unless this code's file is already there (not loaded: cheap)."""
+    """Build and save the features, and train the query categoriser, unless this code's files are
+    already there (not loaded: cheap)."""
     if not _features_path(folder).is_file():
         load_or_build(store, folder, progress)
+    ensure_trained(store, folder)
 
 
 def _features_path(folder: Path) -> Path:

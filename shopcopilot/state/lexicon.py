@@ -18,6 +18,7 @@ from rapidfuzz import fuzz, process
 from ..catalog import vocabulary
 from ..catalog.vocabulary import Mention, find_mentions, find_mentions_in_each
 from ..index import text as text_module
+from ..index.categoriser import Categoriser, Reading
 from ..index.text import ROOT_CATEGORY, STOPWORDS, path_stems, stem, tokens
 from ..terms import Facet
 from ..versions import source_hash
@@ -28,6 +29,7 @@ from .spelling import SpellFixer
 # to be scored at all: "suacony" ~ "saucony" is 86, "arch" ~ "archy" 89.
 BRAND_WORD_CUTOFF = 75
 NEAR_CACHE_SIZE = 20_000
+READINGS_CACHE_SIZE = 4_096
 MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 
 
@@ -43,7 +45,9 @@ class Lexicon:
         category_paths: Mapping[tuple[str, ...], int],
         brands: Iterable[str] = (),
         catalog_words: Iterable[str] = (),
+        categoriser: Categoriser | None = None,
     ) -> None:
+        self.categoriser = categoriser  # learnt from this catalog's titles; None: words only
         self.category_idf = _category_idf(category_paths)
         self._nodes = _node_index(category_paths)
         self._ancestors = _ancestor_index(category_paths)
@@ -63,6 +67,7 @@ class Lexicon:
                 self._brands_with_word.setdefault(word, []).append(key)
         self._brand_words = sorted(self._brands_with_word)
         self._near_cache: dict[str, tuple[str, ...]] = {}
+        self._readings: dict[str, Reading] = {}
         self._longest_brand = max((len(k.split()) for k in self._brands), default=0)
         self._brand_first_words = frozenset(k.split(" ")[0] for k in self._brands)
         self._spelling = SpellFixer(
@@ -153,6 +158,18 @@ class Lexicon:
         return near
 
     # -- categories -------------------------------------------------------
+    def read_item(self, text: str) -> Reading | None:
+        """What the catalog's categoriser reads in `text` (the node it names, the likeliest
+        path), or None without one. Remembered: a session says its item more than once."""
+        if self.categoriser is None or not text.strip():
+            return None
+        reading = self._readings.get(text)
+        if reading is None:
+            if len(self._readings) >= READINGS_CACHE_SIZE:
+                self._readings.clear()
+            reading = self._readings[text] = self.categoriser.read(text)
+        return reading
+
     def category_tokens(self, text: str) -> dict[str, float]:
         """Category-vocabulary words in `text` (plural-folded) with their weights."""
         out: dict[str, float] = {}
@@ -198,6 +215,11 @@ class Lexicon:
             return True
         words = set(said)
         return any(node <= words for word in words for node in self._nodes.get(word, ()))
+
+    def is_head_noun(self, word: str) -> bool:
+        """Is the word (or the catalog word it stands for) the plural a node names a kind of item
+        by ("cardigans", "trousers"; not "cozy", "size", "womens")?"""
+        return any(key in self._heads for key in self._category_stems(word.lower()))
 
     def narrows(self, current: Iterable[str], text: str) -> bool:
         """Does `text` name, in full, a category node below every node the `current` category

@@ -252,6 +252,7 @@ def parse_message(
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)
+    _read_item_by_head(text, lexicon, first_turn, last_question, current_item, obs)
     return obs
 
 
@@ -272,6 +273,71 @@ def _read_audience(text: str, obs: Observation) -> None:
 def _only_who(fragment: str, who: frozenset[str]) -> bool:
     content = [t for t in tokens(fragment) if t not in _CHATTER and len(t) > 1]
     return all(t in who for t in content)
+
+
+def _read_item_by_head(
+    text: str,
+    lexicon: Lexicon,
+    first_turn: bool,
+    last_question: str | None,
+    current: frozenset[str] | None,
+    obs: Observation,
+) -> None:
+    """The item named by its head noun, where the clause rules read none or read a word that names
+    no kind of item, a modifier, an occasion, a size or who it is for ("anniversary coming up, want
+    to get my wife earrings": earrings, not "up"). Only with a categoriser, which must read a kind
+    of item in the phrase; a word the categoriser reads no kind of item in is dropped ("size not
+    important": no item); else the clause rules' reading stands."""
+    if lexicon.categoriser is None:
+        return
+    span = obs.category_text
+    if span and _names_a_kind(span, lexicon):
+        return
+    if not span and not (first_turn and current is None) and last_question != "category":
+        return  # later in a conversation, only the clause rules name a new item
+    phrase = _head_phrase(text, lexicon)
+    if phrase and _reads_a_kind(phrase, lexicon):
+        obs.category_text = phrase
+    elif span and not _reads_a_kind(span, lexicon):
+        obs.category_text = ""
+
+
+def _reads_a_kind(text: str, lexicon: Lexicon) -> bool:
+    reading = lexicon.read_item(text)
+    return reading is not None and reading.node is not None
+
+
+def _names_a_kind(span: str, lexicon: Lexicon) -> bool:
+    """Does the span hold a head noun or name a category node in full?"""
+    return any(lexicon.is_head_noun(t) for t in tokens(span)) or lexicon.names_category_node(span)
+
+
+def _head_phrase(text: str, lexicon: Lexicon) -> str:
+    """The first head noun outside a rejection, with the few words before it in its clause that
+    qualify it ("sterling silver necklace", "cozy cardigan"); '' when none."""
+    rejected = [m.span() for m in _NEGATED_TAIL.finditer(text)]
+    for clause in _HEAD_CLAUSE.finditer(text):
+        words = list(_WORD.finditer(clause.group()))
+        for index, word in enumerate(words):
+            at = clause.start() + word.start()
+            if any(a <= at < b for a, b in rejected) or not lexicon.is_head_noun(word.group()):
+                continue
+            first = index
+            while first > index - _HEAD_MODIFIERS and first > 0 and _modifier(words[first - 1]):
+                first -= 1
+            return clause.group()[words[first].start() : word.end()]
+    return ""
+
+
+def _modifier(word: re.Match[str]) -> bool:
+    """A word that can qualify an item: not a stop word, a number or a bit of chat."""
+    token = word.group().lower()
+    return token not in _CHATTER and not any(c.isdigit() for c in token)
+
+
+_HEAD_CLAUSE = re.compile(r"[^,.;:!?()]+")
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+_HEAD_MODIFIERS = 2
 
 
 def _loose_brand_words(text: str, last_question: str | None) -> str | None:

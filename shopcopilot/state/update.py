@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from ..catalog.vocabulary import Mention
+from ..index.categoriser import Reading
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
 from .critique import CUES, Critique, Shown, resolve
-from .lexicon import Lexicon
+from .lexicon import DEPARTMENT_NODES, Lexicon
 from .model import (
     Constraint,
     CritiqueRecord,
@@ -122,11 +124,36 @@ def _apply_category(
         confidence=0.9,
         epoch=state.epoch,
         text=obs.category_text,
-        data={"words": words},
+        data={"words": words, **item_reading(lexicon, obs.category_text, words)},
     )
     state.constraints.append(constraint)
     diff.added.append(_describe(constraint))
     return bool(current)
+
+
+def item_reading(lexicon: Lexicon, text: str, words: dict[str, float]) -> dict[str, Any]:
+    """The catalog categoriser's reading of the item's name (node, leaf and their probabilities),
+    for the later stages and the trace; nothing when it names no node or when its reading shares
+    no word with the shopper's own category words: then the words speak alone."""
+    reading = lexicon.read_item(text)
+    if reading is None or reading.node is None or not _agrees(reading, text, words):
+        return {}
+    return reading.as_data()
+
+
+def _agrees(reading: Reading, text: str, words: dict[str, float]) -> bool:
+    """Does the reading's node or path hold one of the shopper's words for the item, as said or
+    as the catalog's category words ("bikini": Bikinis; "trousers": Pants)? Words naming only
+    who it is for decide nothing. Compared without a final "s": the light stemmer keeps
+    "bikinis" whole."""
+    said = {w.rstrip("s") for w in {stem(t) for t in tokens(text)} | set(words)}
+    said -= {w.rstrip("s") for w in DEPARTMENT_NODES}
+    if not said:
+        return True
+    named = {
+        stem(t).rstrip("s") for part in (reading.node or "", *reading.path) for t in tokens(part)
+    }
+    return bool(said & named)
 
 
 def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
