@@ -113,6 +113,15 @@ def test_the_distribution_covers_every_department_free_path(model):
     assert model.paths[int(np.argmax(probabilities))][-1] == "Sweaters"
 
 
+@pytest.mark.parametrize("text", ["rain boots rain", "sweater dress for a party", "zzz", ""])
+def test_a_read_vectorises_a_text_exactly_as_the_fitted_vectorizer_does(model, text):
+    fast = dict(model._vector(text))
+    slow = model.vectorizer.transform([text]).tocoo()
+    assert fast.keys() == set(slow.col.tolist())
+    for column, value in zip(slow.col.tolist(), slow.data.tolist(), strict=True):
+        assert fast[column] == pytest.approx(value, rel=1e-5)
+
+
 def test_naive_bayes_can_be_trained_to_compare_against(monkeypatch):
     nb = K.train(documents(), kind="nb")
     assert nb is not None and nb.kind == "nb"
