@@ -46,17 +46,18 @@ def main() -> None:
         return
     catalog = args.catalog or prepare_real_benchmark(Console(stderr=True))[0]
     agent = Agent(catalog, warm_up=False)
-    nodes = understanding.node_resolver(agent)
+    records = understanding.real_records()
+    nodes = understanding.node_resolver(agent, records)
     cases = understanding.load_corpus(split=args.split)
     table = Table(title=f"query categoriser choices, {args.split} split, {catalog.name}")
     for column in ("model", "item P", "item R", "item F1", "exact", "train s", "MB", "read ms"):
         table.add_column(column, justify="left" if column == "model" else "right")
     for kind in args.kinds:
-        table.add_row(kind, *measure(agent, nodes, cases, kind))
+        table.add_row(kind, *measure(agent, nodes, records, cases, kind))
     console.print(table)
 
 
-def measure(agent: Agent, nodes, cases, kind: str) -> list[str]:
+def measure(agent: Agent, nodes, records, cases, kind: str) -> list[str]:
     started = time.perf_counter()
     model = None
     if kind != "none":
@@ -65,7 +66,7 @@ def measure(agent: Agent, nodes, cases, kind: str) -> list[str]:
     seconds = time.perf_counter() - started
     agent.lexicon.categoriser = model
     agent.lexicon._readings.clear()  # readings of another model must not be reused
-    scores = understanding.evaluate(agent, cases, nodes).to_dict(0, 0, "")
+    scores = understanding.evaluate(agent, cases, nodes, records).to_dict(0, 0, "")
     item = scores["slots"]["item"]
     size = len(pickle.dumps(model)) / 1e6 if model else 0.0
     return [

@@ -347,7 +347,13 @@ def eval_understanding_command(
     if not cases:
         raise BenchError(f"the {split} split of the corpus is empty")
     agent = Agent(_understanding_catalog(catalog), warm_up=False)
-    report = understanding.evaluate(agent, cases, understanding.node_resolver(agent))
+    records = understanding.real_records()
+    if not records:
+        click.echo(
+            "the real records are not here: exchanges are played without their shown products"
+        )
+    nodes = understanding.node_resolver(agent, records)
+    report = understanding.evaluate(agent, cases, nodes, records)
     summary = report.to_dict(
         sum(not c.exchange for c in cases), sum(c.exchange for c in cases), split
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -402,16 +402,26 @@ class Report:
         }
 
 
-def evaluate(agent: Any, cases: list[Case], nodes: NodeResolver, progress: Any = None) -> Report:
-    """Play every case through `agent` and score each turn."""
+def evaluate(
+    agent: Any,
+    cases: list[Case],
+    nodes: NodeResolver,
+    records: Sequence[Mapping[str, Any]] = (),
+    progress: Any = None,
+) -> Report:
+    """Play every case through `agent` and score each turn. `records`: the real records that
+    shown products refer to by line (without them an exchange shows nothing)."""
     report = Report()
+    ids = [record["parent_asin"] for record in records]
     for number, case in enumerate(cases):
         session = f"understanding-{number}"
         agent.reset(session, {})
         last_list: tuple = ()
         for turn_number, turn in enumerate(case.turns, 1):
             last_list = turn.shown or last_list
-            _show(agent, session, turn, turn_number, last_list)
+            _show(
+                agent, session, turn, turn_number, _asins(last_list, ids), _asins(turn.shown, ids)
+            )
             result = agent.respond_traced(session, turn.user, turn_number)
             report.add(
                 case,
@@ -457,19 +467,25 @@ def _is_kind(agent: Any, asins: list[str], wanted: set[str]) -> bool:
     return product is not None and bool(wanted & {_norm(part) for part in product.categories})
 
 
-def _show(agent: Any, session: str, turn: Turn, turn_number: int, last_list: tuple = ()) -> None:
+def _asins(shown: Sequence[Mapping[str, Any]], ids: Sequence[str]) -> list[str]:
+    """The ids of shown products, given by their 1-based line in the real records."""
+    return [ids[p["record"] - 1] for p in shown if 0 < p["record"] <= len(ids)]
+
+
+def _show(
+    agent: Any, session: str, turn: Turn, turn_number: int, last_list: list[str], shown: list[str]
+) -> None:
     """Put the exchange's shown products (and the question asked) into the session, as if the
     agent had shown and asked them, so the next message can refer to them. A turn that shows
     nothing keeps the list shown before it as the one the shopper looks at (the corpus's
     assistant only asked a question in between)."""
-    if not turn.shown and not turn.asked and not last_list:
+    if not shown and not turn.asked and not last_list:
         return
     state = agent.export_session(session)
     if last_list:
-        state["last_shown"] = [p["parent_asin"] for p in last_list]
-    if turn.shown:
+        state["last_shown"] = last_list
+    if shown:
         epoch = str(state["epoch"])
-        shown = [p["parent_asin"] for p in turn.shown]
         state["shown"][epoch] = [a for a in state["shown"].get(epoch, []) if a not in shown] + shown
     if turn.asked:
         state["questions"].append({"turn": turn_number - 1, "attribute": turn.asked})
@@ -504,15 +520,24 @@ def report_table(summary: Mapping[str, Any]) -> Any:
     return table
 
 
-def node_resolver(agent: Any) -> NodeResolver:
-    """Category nodes as the corpus names them: the real records' paths when the shared data is
-    here (the corpus was written against them), else the agent's own catalog's."""
-    from ..index.counts import catalog_counts
+def real_records() -> list[dict[str, Any]]:
+    """The real records (../shared/data/catalog_harvest.jsonl), read at run time: the corpus
+    names the products shown in an exchange by their line there, never copying a record; []
+    when the shared data is absent."""
     from ..paths import shared_data_dir
 
     data = shared_data_dir()
     if data is None:
-        return NodeResolver(catalog_counts(agent.index.store, agent.index.path).paths)
+        return []
     with (data / "catalog_harvest.jsonl").open(encoding="utf-8") as handle:
-        paths = {tuple(json.loads(line).get("categories") or ()) for line in handle if line.strip()}
-    return NodeResolver(paths)
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def node_resolver(agent: Any, records: Sequence[Mapping[str, Any]]) -> NodeResolver:
+    """Category nodes as the corpus names them: the real records' paths when they are here (the
+    corpus was written against them), else the agent's own catalog's."""
+    from ..index.counts import catalog_counts
+
+    if not records:
+        return NodeResolver(catalog_counts(agent.index.store, agent.index.path).paths)
+    return NodeResolver({tuple(record.get("categories") or ()) for record in records})
