@@ -261,3 +261,11 @@ def test_a_frame_without_its_determiners_is_refused(tmp_path):
     path.write_text(json.dumps(raw), encoding="utf-8")
     with pytest.raises(CritiqueDataError, match="determiners"):
         load_cues(path)
+
+
+def test_a_card_at_the_anchors_price_is_not_called_cheaper() -> None:
+    from shopcopilot.rank.rerank import _price_answer
+
+    said = {"kind": "cheaper", "price": 7.0}
+    assert _price_answer(6.5, said) == "$6.5, cheaper than the $7 one you pointed at"
+    assert _price_answer(7.0, said) == "$7, about the price of the $7 one you pointed at"

@@ -374,11 +374,13 @@ def _explain(
 def _price_answer(price: float, said: dict) -> str:
     """'$20, cheaper than the $54 one you pointed at' (or 'than the cheapest shown ($24)')."""
     cheaper = said["kind"] == "cheaper"
-    word = "cheaper" if cheaper else "pricier"
+    # The budget it set has some slack: a card at the anchor's price is not called cheaper.
+    beyond = price < said["price"] if cheaper else price > said["price"]
+    relation = ("cheaper than" if cheaper else "pricier than") if beyond else "about the price of"
     if said.get("pointed", True):
-        return f"${price:g}, {word} than the ${said['price']:g} one you pointed at"
+        return f"${price:g}, {relation} the ${said['price']:g} one you pointed at"
     which = "the cheapest" if cheaper else "the priciest"
-    return f"${price:g}, {word} than {which} shown (${said['price']:g})"
+    return f"${price:g}, {relation} {which} shown (${said['price']:g})"
 
 
 def _anchor_answer(critique: Critiques, anchor: dict[str, np.ndarray], i: int) -> list[str]:
