@@ -13,19 +13,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .dialogue import DialogueSettings, decide
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import load_or_train
 from .index.counts import catalog_counts
 from .index.features import load_or_build
 from .index.text import STOPWORDS, stem, tokens
+from .index.vectors import ProductVectors, dense_enabled, load_encoder
+from .index.vectors import load_or_build as load_vectors
 from .rank import RankWeights, reason, rerank
-from .retrieve import RetrievalSettings, retrieve
+from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
 from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
 from .trace import EventSink, Tracer
+
+# Whether product vectors are used unless SHOPCOPILOT_DENSE says: only where they pay
+# (docs/results.md, "Semantic layer").
+DENSE_BY_DEFAULT = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +70,7 @@ class Agent:
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = _lexicon(self.index)
         self.features = load_or_build(self.index.store, self.index.path, progress=progress)
+        self.vectors = _vectors(self.index, progress)
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
         _out_of_gc_reach()
@@ -82,11 +91,12 @@ class Agent:
     def with_settings(self, settings: AgentSettings) -> Agent:
         """A sibling agent sharing this one's index and caches (ablations, tuning); no sessions."""
         sibling = object.__new__(Agent)
-        sibling.settings, sibling.index, sibling.lexicon, sibling.features = (
+        sibling.settings, sibling.index, sibling.lexicon, sibling.features, sibling.vectors = (
             settings,
             self.index,
             self.lexicon,
             self.features,
+            self.vectors,
         )
         sibling._sessions, sibling._lock = {}, threading.Lock()
         return sibling
@@ -129,8 +139,9 @@ class Agent:
         turn = turn if turn is not None else state.turn + 1
         tracer = Tracer(on_event, detailed)
         state, diff = self._state(tracer, state, str(user_message or ""), turn, top_k)
-        candidates = self._retrieve(tracer, state)
-        ranked = self._rank(tracer, state, candidates, top_k)
+        meaning = self._meaning(state)
+        candidates = self._retrieve(tracer, state, meaning)
+        ranked = self._rank(tracer, state, candidates, top_k, meaning)
         decision = self._decide(tracer, state, ranked, turn, top_k)
         response = self._respond(tracer, state, ranked, decision, turn)
         with self._lock:
@@ -148,9 +159,20 @@ class Agent:
                 event.output = diff.to_dict()
         return state, diff
 
-    def _retrieve(self, tracer: Tracer, state: ShoppingState):
+    def _meaning(self, state: ShoppingState) -> np.ndarray | None:
+        """The shopper's words as a vector, when the index has product vectors."""
+        if self.vectors is None:
+            return None
+        text = meaning_text(state)
+        return self.vectors.query(text) if text else None
+
+    def _retrieve(self, tracer: Tracer, state: ShoppingState, meaning: np.ndarray | None):
         with tracer.stage("retrieve") as event:
             candidates = retrieve(state, self.index, self.settings.retrieval)
+            window = self.settings.retrieval.dense_window
+            if meaning is not None and window and self.vectors is not None:
+                nearest = self.vectors.nearest(meaning, window) + 1  # feature rows -> store rows
+                candidates = with_nearest(candidates, nearest)
             event.summary = f"{len(candidates)} candidates (window {candidates.window})"
             if tracer.detailed:
                 event.output = {
@@ -161,12 +183,24 @@ class Agent:
                 }
         return candidates
 
-    def _rank(self, tracer: Tracer, state: ShoppingState, candidates, top_k: int):
+    def _rank(
+        self,
+        tracer: Tracer,
+        state: ShoppingState,
+        candidates,
+        top_k: int,
+        meaning: np.ndarray | None,
+    ):
         with tracer.stage("rank") as event:
             seen = set(state.shown_this_epoch()) | set(state.turned_down())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
             rows = self.features.of_store_rows(candidates.rows)
+            semantic = (
+                self.vectors.similarity(meaning, rows)
+                if meaning is not None and self.vectors is not None
+                else None
+            )
             ranked = rerank(
                 state,
                 self.features,
@@ -176,6 +210,7 @@ class Agent:
                 exclude=seen,
                 limit=keep,
                 explain_top=EXPLAINED if tracer.detailed else 0,
+                semantic=semantic,
             )
             if tracer.detailed:
                 lexical_order = self.index.store.asins_for_rows(
@@ -286,6 +321,13 @@ def _lexicon(index: CatalogIndex) -> Lexicon:
         "usable_brands", usable_brands_version(), lambda: usable_brands(counts.brands, counts.paths)
     )
     return Lexicon(counts.paths, brands, counts.words, load_or_train(index.store, index.path))
+
+
+def _vectors(index: CatalogIndex, progress: bool) -> ProductVectors | None:
+    """The index's product vectors when dense is on (SHOPCOPILOT_DENSE) and the model loads."""
+    if not dense_enabled(default=DENSE_BY_DEFAULT):
+        return None
+    return load_vectors(index.store, index.path, load_encoder(), progress=progress)
 
 
 def _out_of_gc_reach() -> None:
