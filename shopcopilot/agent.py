@@ -164,7 +164,15 @@ class Agent:
         if self.vectors is None:
             return None
         text = meaning_text(state)
-        return self.vectors.query(text) if text else None
+        words = self.vectors.query(text) if text else None
+        anchor = state.anchor()
+        products = anchor.products if anchor else []
+        rows = [self.features.row_of[a] for a in products if a in self.features.row_of]
+        if not rows:
+            return words
+        # "More like that one": stay near the product pointed at, and near what was said.
+        liked = self.vectors.mean(np.array(rows))
+        return liked if words is None else self.vectors.mean_of(words, liked)
 
     def _retrieve(self, tracer: Tracer, state: ShoppingState, meaning: np.ndarray | None):
         with tracer.stage("retrieve") as event:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from shopcopilot.agent import Agent
+from shopcopilot.index import vectors as vectors_module
 from shopcopilot.index.catalog_index import open_index
 from shopcopilot.index.vectors import (
     VECTORS_PREFIX,
@@ -117,6 +118,14 @@ def test_nearest_is_the_best_cosines_in_order() -> None:
     assert vectors.nearest(probe, 5).tolist() == np.argsort(-scores)[:5].tolist()
     picked = np.array([3, 12_345, 9])
     assert np.allclose(vectors.similarity(probe, picked), scores[picked])
+
+
+def test_past_the_scan_size_meaning_only_reranks(monkeypatch) -> None:
+    monkeypatch.setattr(vectors_module, "SCAN_MAX_BYTES", 1000)
+    rows = np.eye(300, 8, dtype=np.float16)
+    vectors = ProductVectors(rows, encoder=None)  # type: ignore[arg-type]
+    assert not vectors.can_scan and len(vectors.nearest(rows[0].astype(np.float32), 5)) == 0
+    assert vectors.similarity(rows[0].astype(np.float32), np.array([0, 1])).tolist() == [1.0, 0.0]
 
 
 @pytest.mark.parametrize(

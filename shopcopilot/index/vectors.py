@@ -17,7 +17,6 @@ import logging
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +33,7 @@ VECTORS_PREFIX = "vectors-"
 RECIPE = {"text": "title | last two category nodes", "dtype": "float16", "normalised": True}
 CHUNK = 4096  # products encoded at once: bounds memory at any catalog size
 DEFAULT_MODEL = "wordllama"
+SCAN_MAX_BYTES = 256 << 20  # the float32 copy the nearest-in-meaning scan reads
 
 
 class Encoder(Protocol):
@@ -107,18 +107,35 @@ def load_encoder(name: str | None = None) -> Encoder | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
 class ProductVectors:
-    """Unit vectors in feature-row order (memory-mapped float16) and the encoder for queries."""
+    """Unit vectors in feature-row order (memory-mapped float16) and the encoder for queries.
 
-    matrix: np.ndarray
-    encoder: Encoder
+    The scan for the products nearest in meaning reads a float32 copy held in memory (50 MB at
+    50k products); past `SCAN_MAX_BYTES` there is none, and meaning only reranks what the words
+    found (a scan of a million float16 rows costs seconds a turn)."""
+
+    def __init__(self, matrix: np.ndarray, encoder: Encoder) -> None:
+        self.matrix, self.encoder = matrix, encoder
+        small = matrix.shape[0] * matrix.shape[1] * 4 <= SCAN_MAX_BYTES
+        self._scan = np.asarray(matrix, dtype=np.float32) if small else None
 
     def __len__(self) -> int:
         return len(self.matrix)
 
+    @property
+    def can_scan(self) -> bool:
+        return self._scan is not None
+
     def query(self, text: str) -> np.ndarray:
         return self.encoder.encode([text])[0]
+
+    def mean(self, rows: np.ndarray) -> np.ndarray:
+        """The unit-length mean of some products' vectors."""
+        return _unit(self.matrix[rows].astype(np.float32).mean(axis=0, keepdims=True))[0]
+
+    @staticmethod
+    def mean_of(*vectors: np.ndarray) -> np.ndarray:
+        return _unit(np.mean(vectors, axis=0, keepdims=True))[0]
 
     def similarity(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Cosine of `vector` to each feature row in `rows`."""
@@ -127,17 +144,13 @@ class ProductVectors:
         return self.matrix[rows].astype(np.float32) @ vector
 
     def nearest(self, vector: np.ndarray, count: int) -> np.ndarray:
-        """The `count` feature rows closest to `vector`, best first (a scan, in slices)."""
-        best_rows: list[np.ndarray] = []
-        best_scores: list[np.ndarray] = []
-        for first in range(0, len(self.matrix), 1 << 16):
-            scores = self.matrix[first : first + (1 << 16)].astype(np.float32) @ vector
-            keep = np.argpartition(-scores, min(count, len(scores) - 1))[:count]
-            best_rows.append(keep + first)
-            best_scores.append(scores[keep])
-        rows, scores = np.concatenate(best_rows), np.concatenate(best_scores)
-        order = np.argsort(-scores, kind="stable")[:count]
-        return rows[order]
+        """The `count` feature rows closest to `vector`, best first (none past the scan size)."""
+        if self._scan is None or not count:
+            return np.zeros(0, dtype=np.int64)
+        scores = self._scan @ vector
+        count = min(count, len(scores))
+        top = np.argpartition(-scores, count - 1)[:count]
+        return top[np.argsort(-scores[top], kind="stable")]
 
 
 def vectors_path(folder: Path, encoder: Encoder) -> Path:
