@@ -177,11 +177,14 @@ class Agent:
     def _retrieve(self, tracer: Tracer, state: ShoppingState, meaning: np.ndarray | None):
         with tracer.stage("retrieve") as event:
             candidates = retrieve(state, self.index, self.settings.retrieval)
+            by_words = len(candidates)
             window = self.settings.retrieval.dense_window
             if meaning is not None and window and self.vectors is not None:
                 nearest = self.vectors.nearest(meaning, window) + 1  # feature rows -> store rows
                 candidates = with_nearest(candidates, nearest)
-            event.summary = f"{len(candidates)} candidates (window {candidates.window})"
+            more = len(candidates) - by_words
+            by_meaning = f", {more} more by meaning" if more else ""
+            event.summary = f"{len(candidates)} candidates (window {candidates.window}{by_meaning})"
             if tracer.detailed:
                 event.output = {
                     "query": candidates.query_text,

@@ -157,3 +157,18 @@ def test_a_paraphrase_finds_what_no_word_matches(hand_catalog, tmp_path, monkeyp
     assert agent.vectors is not None
     nearest = agent.vectors.nearest(agent.vectors.query("keep my hands warm"), 1)
     assert [agent.features.asins[row] for row in nearest] == ["OR01"]
+
+
+def test_a_card_found_by_meaning_says_so(hand_catalog, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path))
+    monkeypatch.setenv("SHOPCOPILOT_DENSE", "1")
+    agent = Agent(hand_catalog, warm_up=False)
+    agent.reset("s")
+    first = agent.respond("s", "keep my hands warm", 1)["recommendations"][0]
+    assert first["parent_asin"] == "OR01"
+    assert first["reason"] == "close in meaning to what you described"
+    monkeypatch.setenv("SHOPCOPILOT_DENSE", "0")
+    words_only = Agent(hand_catalog, warm_up=False)
+    words_only.reset("s")
+    shown = words_only.respond("s", "keep my hands warm", 1)["recommendations"]
+    assert "OR01" not in [card["parent_asin"] for card in shown[:1]]

@@ -424,4 +424,8 @@ def reason(scored: Scored) -> str:
     said = list(dict.fromkeys(scored.answers))
     if scored.evidence:
         said.append("matches " + ", ".join(dict.fromkeys(scored.evidence)))
-    return "; ".join(said) or "closest overall match to what you described"
+    if said:
+        return "; ".join(said)
+    if scored.parts.get("semantic", 0.0) > 0.0:
+        return "close in meaning to what you described"  # found by its vector, not its words
+    return "closest overall match to what you described"
