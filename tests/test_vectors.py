@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shopcopilot.agent import Agent
+from shopcopilot.agent import FOR_PEOPLE, Agent
 from shopcopilot.index import vectors as vectors_module
 from shopcopilot.index.catalog_index import open_index
 from shopcopilot.index.vectors import (
@@ -142,7 +142,7 @@ def test_the_agent_uses_vectors_only_when_switched_on(hand_catalog, tmp_path, mo
     monkeypatch.setenv("SHOPCOPILOT_DENSE", "0")
     assert Agent(hand_catalog, warm_up=False).vectors is None
     monkeypatch.setenv("SHOPCOPILOT_DENSE", "1")
-    agent = Agent(hand_catalog, warm_up=False)
+    agent = Agent(hand_catalog, settings=FOR_PEOPLE, warm_up=False)
     assert agent.vectors is not None
     agent.reset("s")
     response = agent.respond("s", "a bag to carry groceries from the market", 1)
@@ -160,15 +160,21 @@ def test_a_paraphrase_finds_what_no_word_matches(hand_catalog, tmp_path, monkeyp
 
 
 def test_a_card_found_by_meaning_says_so(hand_catalog, tmp_path, monkeypatch) -> None:
+    """People's settings use meaning; the benchmark's (the default) keep to the words."""
     monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path))
     monkeypatch.setenv("SHOPCOPILOT_DENSE", "1")
-    agent = Agent(hand_catalog, warm_up=False)
+    agent = Agent(hand_catalog, settings=FOR_PEOPLE, warm_up=False)
     agent.reset("s")
     first = agent.respond("s", "keep my hands warm", 1)["recommendations"][0]
     assert first["parent_asin"] == "OR01"
     assert first["reason"] == "close in meaning to what you described"
     monkeypatch.setenv("SHOPCOPILOT_DENSE", "0")
-    words_only = Agent(hand_catalog, warm_up=False)
+    words_only = Agent(hand_catalog, settings=FOR_PEOPLE, warm_up=False)
     words_only.reset("s")
     shown = words_only.respond("s", "keep my hands warm", 1)["recommendations"]
+    assert "OR01" not in [card["parent_asin"] for card in shown[:1]]
+    monkeypatch.setenv("SHOPCOPILOT_DENSE", "1")
+    benchmark = Agent(hand_catalog, warm_up=False)
+    benchmark.reset("s")
+    shown = benchmark.respond("s", "keep my hands warm", 1)["recommendations"]
     assert "OR01" not in [card["parent_asin"] for card in shown[:1]]

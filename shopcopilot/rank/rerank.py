@@ -68,7 +68,7 @@ class RankWeights:
     size_words: float = 0.3  # "too big": products that say small
     # Cosine of the product's vector to the shopper's words (index/vectors.py), when there are
     # vectors: meaning the words miss ("keep my feet dry" and waterproof).
-    semantic: float = 1.0
+    semantic: float = 0.0
 
 
 @dataclass(slots=True)

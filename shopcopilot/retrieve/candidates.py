@@ -31,7 +31,7 @@ class RetrievalSettings:
     skip_fields: tuple[str, ...] = ("description",)
     # With product vectors: the products nearest the shopper's words in meaning join the
     # candidates (with no lexical score), so a paraphrase can find what no word matches.
-    dense_window: int = 50
+    dense_window: int = 0
 
 
 @dataclass(slots=True)
