@@ -31,10 +31,6 @@ from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
 from .trace import EventSink, Tracer
 
-# Whether product vectors are loaded unless SHOPCOPILOT_DENSE says; the settings decide where
-# they are used (FOR_PEOPLE).
-DENSE_BY_DEFAULT = True
-
 
 @dataclass(frozen=True, slots=True)
 class AgentSettings:
@@ -345,7 +341,7 @@ def _lexicon(index: CatalogIndex) -> Lexicon:
 
 def _vectors(index: CatalogIndex, progress: bool) -> ProductVectors | None:
     """The index's product vectors when dense is on (SHOPCOPILOT_DENSE) and the model loads."""
-    if not dense_enabled(default=DENSE_BY_DEFAULT):
+    if not dense_enabled():
         return None
     return load_vectors(index.store, index.path, load_encoder(), progress=progress)
 

@@ -33,6 +33,9 @@ VECTORS_PREFIX = "vectors-"
 RECIPE = {"text": "title | last two category nodes", "dtype": "float16", "normalised": True}
 CHUNK = 4096  # products encoded at once: bounds memory at any catalog size
 DEFAULT_MODEL = "wordllama"
+# Loaded unless SHOPCOPILOT_DENSE=0; the agent's settings decide where they are used (the
+# benchmark's settings keep to the words, people's use meaning too: agent.FOR_PEOPLE).
+DENSE_BY_DEFAULT = True
 SCAN_MAX_BYTES = 256 << 20  # the float32 copy the nearest-in-meaning scan reads
 
 
@@ -88,7 +91,7 @@ ENCODERS: dict[str, type[WordLlamaEncoder] | type[MiniLMEncoder]] = {
 }
 
 
-def dense_enabled(default: bool) -> bool:
+def dense_enabled(default: bool = DENSE_BY_DEFAULT) -> bool:
     value = os.environ.get("SHOPCOPILOT_DENSE", "").strip()
     return default if value == "" else value not in {"0", "false", "no", "off"}
 
