@@ -63,8 +63,8 @@ class Agent:
     ) -> None:
         """`resolver`: the model resolver asked where the rules are unsure; "env": the one the
         SHOPCOPILOT_LLM_* variables configure, if any (shopcopilot/llm.py)."""
+        self.resolver = resolver_from_env() if resolver == "env" else resolver  # fails fast
         self.settings = settings or AgentSettings()
-        self.resolver = resolver_from_env() if resolver == "env" else resolver
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = _lexicon(self.index)
         self.features = load_or_build(self.index.store, self.index.path, progress=progress)

@@ -284,6 +284,32 @@ def test_the_schema_is_the_typed_observation():
             read_answer(wrong)
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {},
+        {"category_text": "hiking boots", "values": [{"facet": "use_case", "value": "hiking"}]},
+        {"negated": [{"facet": "material", "value": "wool"}], "no_preference": ["color"]},
+        {"budget": {"max_price": 40}, "critiques": [{"kind": "cheaper", "positions": [2]}]},
+        {"values": [{"facet": "budget", "value": "40"}]},
+        {"values": [{"facet": "color"}]},
+        {"critiques": [{"kind": "cheaper", "positions": []}]},
+        {"no_preference": ["colour"]},
+        {"item": "boots"},
+    ],
+)
+def test_the_schema_sent_and_the_validator_agree(answer):
+    """The model is shown SCHEMA; what it answers is checked by the pydantic model it came from."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema_says = jsonschema.Draft202012Validator(SCHEMA).is_valid(answer)
+    try:
+        read_answer(json.dumps(answer))
+        validator_says = True
+    except ValueError:
+        validator_says = False
+    assert schema_says == validator_says
+
+
 def test_rules_win_on_conflict(lexicon: Lexicon):
     obs = parse_message("a black dress under $40", lexicon, None, first_turn=True)
     answer = ObservationAnswer.model_validate(

@@ -17,13 +17,14 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -42,6 +43,9 @@ from .update import SINGLE_VALUED, read_critiques
 CritiqueKind = Literal[KINDS]  # type: ignore[valid-type]
 
 
+_VALUE_FACETS = [f.value for f in Facet if f is not Facet.BUDGET]  # a budget has its own field
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -49,7 +53,7 @@ class _Strict(BaseModel):
 class ValueAnswer(_Strict):
     """A value the message names (Observation.values / .negated hold them as `Mention`s)."""
 
-    facet: Facet
+    facet: Annotated[Facet, WithJsonSchema({"type": "string", "enum": _VALUE_FACETS})]
     value: str = Field(min_length=1, max_length=80)
 
     @field_validator("facet")
@@ -95,7 +99,18 @@ class ObservationAnswer(_Strict):
     critiques: list[CritiqueAnswer] = Field(default_factory=list, max_length=10)
 
 
-SCHEMA: dict[str, Any] = ObservationAnswer.model_json_schema()
+def _untitled(schema: Any) -> Any:
+    """The schema without pydantic's generated titles: they repeat the names and cost tokens."""
+    if isinstance(schema, dict):
+        return {
+            k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(schema, list):
+        return [_untitled(v) for v in schema]
+    return schema
+
+
+SCHEMA: dict[str, Any] = _untitled(ObservationAnswer.model_json_schema())
 
 
 # -- when to ask: the rules' own signs of doubt --------------------------------------------------
