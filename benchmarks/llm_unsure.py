@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 
 from shopcopilot.agent import Agent
@@ -39,11 +41,14 @@ class Census:
     def __init__(self) -> None:
         self.turns: list[list[str]] = []
         self.words: list[tuple[int, int]] = []  # (content words, uncovered) per turn
+        self.seconds: list[float] = []  # what deciding cost per turn (no model is called)
 
     def __call__(
         self, state: ShoppingState, obs: Observation, shown: Sequence[Shown], lexicon: Lexicon
     ) -> tuple[Observation, dict[str, Any]]:
+        start = time.perf_counter()
         self.turns.append(unsure(state, obs, shown, read_critiques(state, obs, shown)))
+        self.seconds.append(time.perf_counter() - start)
         words, uncovered = unread_words(obs)
         self.words.append((len(words), len(uncovered)))
         return obs, {}
@@ -64,6 +69,8 @@ class Census:
             "asked": flagged,
             "asked_share": round(flagged / n, 4) if n else 0.0,
             "by_reason": {r: round(by_reason[r] / n, 4) for r in REASONS},
+            "decide_ms_p50": round(1000 * float(np.percentile(self.seconds, 50)), 3),
+            "decide_ms_p99": round(1000 * float(np.percentile(self.seconds, 99)), 3),
         }
 
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -376,3 +377,71 @@ def test_configuration_from_the_environment(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "openai", None)  # the extra absent
     assert resolver_from_env(env) is None
     assert "pip install 'shopcopilot[llm]'" in capsys.readouterr().err
+
+
+# -- the web page ----------------------------------------------------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def web_url(server, synthetic_catalog, synthetic_cache, tmp_path_factory) -> Iterator[str]:
+    """The web demo with the resolver pointed at the fake server (env, as a user configures it)."""
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's Chromium at /usr/bin/chromium (run `make browser-deps`)")
+    pytest.importorskip("playwright")
+    import uvicorn
+
+    from shopcopilot.web.app import WebSettings, create_app
+
+    root = tmp_path_factory.mktemp("llm-web")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SHOPCOPILOT_CACHE", str(synthetic_cache))
+        patch.setenv("SHOPCOPILOT_LLM_BASE_URL", server[0])
+        patch.setenv("SHOPCOPILOT_LLM_MODEL", "fake")
+        patch.setenv("SHOPCOPILOT_LLM_TIMEOUT", str(TIMEOUT))
+        settings = WebSettings(
+            catalog_path=synthetic_catalog, store_path=root / "sessions.sqlite3", demo_generated=3
+        )
+        port = _free_port()
+        web = uvicorn.Server(
+            uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+        )
+        thread = threading.Thread(target=web.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 120
+        while not web.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError("the web server did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/"
+        web.should_exit = True
+        thread.join(10)
+
+
+@pytest.mark.parametrize("behaviour", ["good", "500"])
+def test_the_page_shows_when_the_model_was_asked_and_what_was_used(web_url, script, behaviour):
+    from playwright.sync_api import expect, sync_playwright
+
+    script.behaviour, script.answer = behaviour, {"category_text": "boots"}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(30_000)
+            page.goto(web_url)
+            page.wait_for_selector("body[data-ready=true]")
+            page.fill("#message", UNREAD)
+            page.press("#message", "Enter")
+            panel = page.locator("#pipeline .stage[data-stage=state] .resolver")
+            expect(panel).to_contain_text("Model asked (rules unsure: unread)")
+            if behaviour == "good":
+                expect(panel).to_contain_text("used: item 'boots'")
+                expect(page.locator("#state-constraints")).to_contain_text("boots")
+            else:
+                expect(panel).to_contain_text("not used: InternalServerError")
+                expect(panel).to_contain_text("the rules' reading stands")
+        finally:
+            browser.close()
