@@ -47,7 +47,7 @@ class Census:
         self, state: ShoppingState, obs: Observation, shown: Sequence[Shown], lexicon: Lexicon
     ) -> tuple[Observation, dict[str, Any]]:
         start = time.perf_counter()
-        self.turns.append(unsure(state, obs, shown, read_critiques(state, obs, shown)))
+        self.turns.append(unsure(obs, shown, read_critiques(state, obs, shown)))
         self.seconds.append(time.perf_counter() - start)
         words, uncovered = unread_words(obs)
         self.words.append((len(words), len(uncovered)))

@@ -54,13 +54,16 @@ class LlmSettings:
 
 
 class OpenAIAsk:
-    """One chat completion per call, in JSON mode, bounded by the timeout; the SDK's own
-    retries are off (they wait out a 429's Retry-After): the Resolver retries once itself."""
+    """One chat completion per call, in JSON mode where the server has it, bounded by the
+    timeout; the SDK's own retries are off (they wait out a 429's Retry-After): the Resolver
+    retries once itself."""
 
     def __init__(self, settings: LlmSettings) -> None:
         import openai  # the `llm` extra; resolver_from_env checks that it is there
 
         self.settings = settings
+        self._json_mode = True  # until the server turns `response_format` down
+        self._bad_request = openai.BadRequestError
         self._client = openai.OpenAI(
             base_url=settings.base_url,
             api_key=settings.api_key,
@@ -71,13 +74,19 @@ class OpenAIAsk:
     def __call__(self, messages: list[dict[str, str]]) -> Reply:
         # The SDK types messages as a union of TypedDicts; these are plain role/content pairs.
         chat: Any = messages
-        completion = self._client.chat.completions.create(
-            model=self.settings.model,
-            messages=chat,
-            response_format={"type": "json_object"},
-            temperature=0,
-            max_tokens=MAX_ANSWER_TOKENS,
-        )
+        options: dict[str, Any] = {"temperature": 0, "max_tokens": MAX_ANSWER_TOKENS}
+        if self._json_mode:
+            options["response_format"] = {"type": "json_object"}
+        try:
+            completion = self._client.chat.completions.create(
+                model=self.settings.model, messages=chat, **options
+            )
+        except self._bad_request as error:
+            # A server without JSON mode says so with a 400 naming the field: the retry and
+            # later calls go without it (the prompt asks for JSON alone anyway).
+            if self._json_mode and "response_format" in str(error):
+                self._json_mode = False
+            raise
         text = completion.choices[0].message.content if completion.choices else None
         if not text:
             raise ValueError("the server answered no text")

@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 
 from shopcopilot.agent import FOR_PEOPLE, Agent
@@ -83,6 +84,9 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             if self.path != "/v1/chat/completions":
                 return self._send(404, b'{"error": {"message": "not found"}}')
             behaviour = script.behaviour
+            if behaviour == "no_json_mode" and "response_format" in request:
+                error = b'{"error": {"message": "unknown field: response_format"}}'
+                return self._send(400, error)
             if behaviour == "slow":
                 time.sleep(3 * TIMEOUT)
                 return self._send(200, _completion(json.dumps(script.answer)))
@@ -92,6 +96,7 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return self._send(int(behaviour), error, extra)
             content = {
                 "good": json.dumps(script.answer),
+                "no_json_mode": json.dumps(script.answer),
                 "fenced": "```json\n" + json.dumps(script.answer) + "\n```",
                 "malformed": '{"category_text": "boots", "values": [',
                 "wrong_shape": json.dumps({"item": "boots", "values": "black"}),
@@ -221,6 +226,17 @@ def test_an_unresolved_reference_becomes_a_critique(rules_agent, llm_agent, scri
     assert critique["products"] == [shown[1]["parent_asin"]]
 
 
+def test_a_server_without_json_mode_is_asked_again_without_it(server, script):
+    script.behaviour, script.answer = "no_json_mode", {"category_text": "boots"}
+    ask = OpenAIAsk(LlmSettings(server[0], "fake", "key", TIMEOUT))
+    messages = [{"role": "user", "content": "hello"}]
+    with pytest.raises(openai.BadRequestError, match="response_format"):
+        ask(messages)
+    assert json.loads(ask(messages).text) == script.answer
+    assert json.loads(ask(messages).text) == script.answer  # and it stays off
+    assert ["response_format" in r for r in script.requests] == [True, False, False]
+
+
 def test_the_resolver_is_not_called_when_the_rules_are_sure(llm_agent, script):
     script.answer = {"category_text": "boots"}
     _play(llm_agent, "sure", [SURE, "under $80"])
@@ -347,7 +363,7 @@ def test_unsure_reasons(lexicon: Lexicon):
 
     def reasons(message: str) -> list[str]:
         obs = parse_message(message, lexicon, None, first_turn=False)
-        return unsure(state, obs, shown, read_critiques(state, obs, shown))
+        return unsure(obs, shown, read_critiques(state, obs, shown))
 
     assert reasons("a black dress") == []
     assert reasons("the second one") == []  # resolved

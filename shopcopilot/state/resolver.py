@@ -40,7 +40,7 @@ from .update import SINGLE_VALUED, read_critiques
 
 # -- the answer's schema: the typed part of `Observation`, as JSON ------------------------------
 
-CritiqueKind = Literal[KINDS]  # type: ignore[valid-type]
+CritiqueKind = Literal[KINDS]  # type: ignore[valid-type]  # the kinds tuple, spelt once
 
 
 _VALUE_FACETS = [f.value for f in Facet if f is not Facet.BUDGET]  # a budget has its own field
@@ -131,9 +131,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9'-]*", re.I)
 _REFERRING = frozenset({"ordinal", "this", "other"})
 
 
-def unsure(
-    state: ShoppingState, obs: Observation, shown: Sequence[Shown], reading: Reading
-) -> list[str]:
+def unsure(obs: Observation, shown: Sequence[Shown], reading: Reading) -> list[str]:
     """Why the rules are unsure of this message (empty: they are sure, nobody is asked).
 
     reference: a pointer at the products shown ("the 7th one", "the danish one") that points at
@@ -398,7 +396,7 @@ class Resolver:
         lexicon: Lexicon,
     ) -> tuple[Observation, dict[str, Any]]:
         """The observation to apply and the record of what happened (empty: not asked)."""
-        reasons = unsure(state, obs, shown, read_critiques(state, obs, shown))
+        reasons = unsure(obs, shown, read_critiques(state, obs, shown))
         if not reasons:
             return obs, {}
         record: dict[str, Any] = {
