@@ -461,3 +461,16 @@ def test_the_page_shows_when_the_model_was_asked_and_what_was_used(web_url, scri
                 expect(panel).to_contain_text("the rules' reading stands")
         finally:
             browser.close()
+
+
+def test_a_half_set_configuration_is_one_error_line(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from shopcopilot.cli import main
+
+    monkeypatch.setenv("SHOPCOPILOT_LLM_BASE_URL", "http://127.0.0.1:11434/v1")
+    result = CliRunner().invoke(main, ["chat", "--catalog", str(tmp_path / "none.jsonl")])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        "Error: SHOPCOPILOT_LLM_MODEL is not set (the LLM resolver needs both)"
+    )
