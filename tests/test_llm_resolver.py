@@ -368,6 +368,9 @@ def test_unsure_reasons(lexicon: Lexicon):
     assert reasons("a black dress") == []
     assert reasons("the second one") == []  # resolved
     assert reasons("the fifth one") == ["reference"]  # only two shown
+    assert reasons("the cheaper one") == []  # a description, resolved by price
+    assert reasons("the second one but cheaper") == []
+    assert reasons("the ck one is too pricey") == ["reference"]  # no shown product is "ck"
     assert reasons("compare the first and the second") == ["comparison"]
     assert "unread" in reasons("something to keep my feet dry on hikes")
 
@@ -430,6 +433,8 @@ def web_url(server, synthetic_catalog, synthetic_cache, tmp_path_factory) -> Ite
             if time.monotonic() > deadline or not thread.is_alive():
                 raise RuntimeError("the web server did not start")
             time.sleep(0.05)
+        for name in ("BASE_URL", "MODEL", "TIMEOUT"):  # the agent has read them; no other test
+            patch.delenv(f"SHOPCOPILOT_LLM_{name}")
         yield f"http://127.0.0.1:{port}/"
         web.should_exit = True
         thread.join(10)
@@ -469,6 +474,7 @@ def test_a_half_set_configuration_is_one_error_line(tmp_path, monkeypatch):
     from shopcopilot.cli import main
 
     monkeypatch.setenv("SHOPCOPILOT_LLM_BASE_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.delenv("SHOPCOPILOT_LLM_MODEL", raising=False)
     result = CliRunner().invoke(main, ["chat", "--catalog", str(tmp_path / "none.jsonl")])
     assert result.exit_code == 1
     assert result.output.strip() == (

@@ -161,9 +161,14 @@ def _unresolved_reference(obs: Observation, reading: Reading) -> bool:
             return True
     if any(not c.positions for c in reading.critiques):
         return True
+    # A critique cue that became no critique, unless it describes ("the cheaper one").
     made = {(c.start, c.end) for c in reading.critiques}
-    critiquing = [c for c in obs.shown_talk.cues if c.kind in KINDS]
-    return any((c.start, c.end) not in made for c in critiquing)
+    described = [(p.start, p.end) for p in obs.shown_talk.pointers]
+    return any(
+        (c.start, c.end) not in made and not any(a <= c.start < b for a, b in described)
+        for c in obs.shown_talk.cues
+        if c.kind in KINDS
+    )
 
 
 def _ends_in_referent(pointer: Pointer) -> bool:
