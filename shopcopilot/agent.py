@@ -11,7 +11,7 @@ import gc
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .dialogue import DialogueSettings, decide
 from .index.catalog_index import CatalogIndex, open_index
@@ -19,12 +19,14 @@ from .index.categoriser import load_or_train
 from .index.counts import catalog_counts
 from .index.features import load_or_build
 from .index.text import STOPWORDS, stem, tokens
+from .llm import resolver_from_env
 from .rank import RankWeights, reason, rerank
 from .retrieve import RetrievalSettings, retrieve
 from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
+from .state.update import Consult
 from .trace import EventSink, Tracer
 
 
@@ -57,7 +59,11 @@ class Agent:
         index=None,
         progress: bool = False,
         warm_up: bool = True,
+        resolver: Consult | None | Literal["env"] = "env",
     ) -> None:
+        """`resolver`: the model resolver asked where the rules are unsure; "env": the one the
+        SHOPCOPILOT_LLM_* variables configure, if any (shopcopilot/llm.py)."""
+        self.resolver = resolver_from_env() if resolver == "env" else resolver  # fails fast
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = _lexicon(self.index)
@@ -82,11 +88,12 @@ class Agent:
     def with_settings(self, settings: AgentSettings) -> Agent:
         """A sibling agent sharing this one's index and caches (ablations, tuning); no sessions."""
         sibling = object.__new__(Agent)
-        sibling.settings, sibling.index, sibling.lexicon, sibling.features = (
+        sibling.settings, sibling.index, sibling.lexicon, sibling.features, sibling.resolver = (
             settings,
             self.index,
             self.lexicon,
             self.features,
+            self.resolver,
         )
         sibling._sessions, sibling._lock = {}, threading.Lock()
         return sibling
@@ -132,7 +139,7 @@ class Agent:
         candidates = self._retrieve(tracer, state)
         ranked = self._rank(tracer, state, candidates, top_k)
         decision = self._decide(tracer, state, ranked, turn, top_k)
-        response = self._respond(tracer, state, ranked, decision, turn)
+        response = self._respond(tracer, state, ranked, decision, turn, diff.resolver)
         with self._lock:
             self._sessions[session_id] = state
         return response, state, diff, tracer
@@ -141,9 +148,11 @@ class Agent:
     def _state(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
         with tracer.stage("state", message=message, last_question=state.last_question()) as event:
             shown = self._shown_facts(state.last_shown)
-            state, diff = update(state, message, self.lexicon, turn, shown)
+            state, diff = update(state, message, self.lexicon, turn, shown, self.resolver)
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
             event.summary = _summarise_diff(diff)
+            if diff.resolver:
+                event.summary += "; " + _summarise_resolver(diff.resolver)
             if tracer.detailed:
                 event.output = diff.to_dict()
         return state, diff
@@ -206,7 +215,13 @@ class Agent:
         return decision
 
     def _respond(
-        self, tracer: Tracer, state: ShoppingState, ranked, decision, turn: int
+        self,
+        tracer: Tracer,
+        state: ShoppingState,
+        ranked,
+        decision,
+        turn: int,
+        resolver: dict[str, Any],
     ) -> dict[str, Any]:
         with tracer.stage("respond") as event:
             shown = ranked.explain(decision.width)[: decision.width]
@@ -225,7 +240,10 @@ class Agent:
                     }
                     for s in shown
                 ],
-                "usage": {"prompt_tokens": 0, "completion_tokens": 0},
+                "usage": {  # what the model resolver cost this turn (0: not asked)
+                    "prompt_tokens": resolver.get("prompt_tokens", 0),
+                    "completion_tokens": resolver.get("completion_tokens", 0),
+                },
             }
             _record_turn(state, turn, decision, [s.parent_asin for s in shown])
             event.output, event.summary = (
@@ -240,6 +258,7 @@ class Agent:
         rows = [self.features.row_of.get(asin) for _, asin in known]
         present = [(p, a, r) for (p, a), r in zip(known, rows, strict=True) if r is not None]
         facets = self.features.facets([r for _, _, r in present])
+        titles = [_title(self.features, row) for _, _, row in present]
         return [
             Shown(
                 position=position,
@@ -250,9 +269,10 @@ class Agent:
                 materials=f.materials,
                 styles=f.styles,
                 leaf=f.leaf,
-                words=_title_words(self.features, row) | _stems(f.brand or "") | _stems(f.leaf),
+                words=_stems(title) | _stems(f.brand or "") | _stems(f.leaf),
+                title=title,
             )
-            for (position, asin, row), f in zip(present, facets, strict=True)
+            for (position, asin, _), f, title in zip(present, facets, titles, strict=True)
         ]
 
     def forget(self, session_id: str) -> None:
@@ -295,11 +315,10 @@ def _out_of_gc_reach() -> None:
     gc.freeze()
 
 
-def _title_words(features, row: int) -> frozenset[str]:
-    """Stems of a product's title: the first field of its token text in the feature store."""
+def _title(features, row: int) -> str:
+    """A product's title as tokenised: the first field of its token text in the feature store."""
     start, end = int(features.text_ptr[row]), int(features.text_ptr[row + 1])
-    title = features.text[start:end].split(b"|", 1)[0].decode("ascii", "replace")
-    return _stems(title)
+    return features.text[start:end].split(b"|", 1)[0].decode("ascii", "replace")
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -334,6 +353,15 @@ def _summarise_diff(diff) -> str:
         for c in diff.critiques
     )
     return "; ".join(parts) or "nothing new"
+
+
+def _summarise_resolver(record: dict[str, Any]) -> str:
+    unsure = "rules unsure (" + ", ".join(record["reasons"]) + "): model asked"
+    if record["error"]:
+        return f"{unsure}, failed ({record['error']}); rules only"
+    if record["used"]:
+        return f"{unsure}, used " + ", ".join(record["used"])
+    return f"{unsure}, nothing used"
 
 
 def _rerank_output(lexical_order: list[str], ranked) -> dict[str, Any]:

@@ -46,6 +46,8 @@ def test_a_plain_install_serves_and_plots_are_an_extra() -> None:
     extras = PYPROJECT["optional-dependencies"]
     assert names(extras["report"]) == {"matplotlib"}
     assert "matplotlib" in names(extras["dev"]) and extras["web"] == []
+    # The model resolver's SDK is an extra; the copilot and its tests never need a model.
+    assert names(extras["llm"]) == {"openai"} and "openai" not in runtime
 
 
 def test_the_wheel_has_no_top_level_starter_package() -> None:
