@@ -1,0 +1,128 @@
+"""`eval --ray`: sessions played by Ray actors give the serial run's results.
+
+One local Ray (2 CPUs, small object store) serves the whole module; the agent is the real
+one, on the shared small synthetic catalog, so the actors open a real index.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shopcopilot.bench.runner import BenchData, BenchError, RunSettings
+from shopcopilot.cli import main
+from shopcopilot.index import CatalogIndex
+
+AGENT = "shopcopilot.agent:Agent"
+SESSIONS = ["--generate", "iid:8", "--seed", "5"]
+# What may differ between two runs of the same sessions: timing and how the run was made.
+RUN_KEYS = ("latency", "wall_seconds", "command", "workers", "ray", "sessions_file")
+
+
+@pytest.fixture(scope="module")
+def ray_local(synthetic_index: CatalogIndex, synthetic_cache: Path) -> Iterator[None]:
+    """A local Ray for the module. It starts before the cache is pointed at the test index,
+    so the actors find that index only because the runner forwards SHOPCOPILOT_CACHE."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'shopcopilot[ray]'")
+    from shopcopilot.bench.ray_runner import LOCAL, start
+
+    start(ray, LOCAL)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SHOPCOPILOT_CACHE", str(synthetic_cache))
+        yield
+    ray.shutdown()
+
+
+def _eval(catalog: Path, out: Path, *more: str) -> dict:
+    args = ["eval", "--agent", AGENT, "--catalog", str(catalog), "--no-report", "-o", str(out)]
+    result = CliRunner().invoke(main, [*args, *SESSIONS, *more])
+    assert result.exit_code == 0, result.output
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+def _turns(out: Path) -> list[dict]:
+    lines = (out / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
+    return [{k: v for k, v in json.loads(line).items() if k != "latency_ms"} for line in lines]
+
+
+def test_ray_gives_the_serial_results(
+    ray_local: None, synthetic_catalog: Path, tmp_path: Path
+) -> None:
+    serial = _eval(synthetic_catalog, tmp_path / "serial")
+    on_ray = _eval(synthetic_catalog, tmp_path / "ray", "--ray", "local")
+    assert (on_ray["ray"], on_ray["workers"]) == ("local", 2)  # one agent per CPU
+    assert (serial["ray"], serial["workers"]) == (None, 1)
+    sessions = [(tmp_path / run / "sessions.jsonl").read_bytes() for run in ("serial", "ray")]
+    assert sessions[0] == sessions[1]
+    # Per session (hit, turn, rank, reciprocal rank), the summary, every metric table.
+    assert {k: v for k, v in on_ray.items() if k not in RUN_KEYS} == {
+        k: v for k, v in serial.items() if k not in RUN_KEYS
+    }
+    # Every turn's words, recommendations and target rank, in the same order.
+    assert _turns(tmp_path / "ray") == _turns(tmp_path / "serial")
+    turns = [session["first_hit_turn"] for session in serial["sessions"]]
+    assert len(turns) == 8 and len(set(turns)) > 1  # sessions that differ, not one outcome
+
+
+def test_natural_customer_reads_shown_products_in_the_actors(
+    ray_local: None, synthetic_catalog: Path
+) -> None:
+    from shopcopilot.bench import sessions as generator
+    from shopcopilot.bench.ray_runner import run_sessions_on_ray
+    from shopcopilot.bench.runner import load_bench_data, run_sessions
+
+    sessions = list(generator.generate_sessions(synthetic_catalog, "iid", 4, seed=9))
+    data = load_bench_data(synthetic_catalog, sessions)
+    natural = RunSettings(protocol="natural", seed=9)
+    serial = run_sessions(AGENT, sessions, data, natural)
+    done: list[str] = []
+    on_ray = run_sessions_on_ray(
+        AGENT, sessions, data, natural, "local", lambda r: done.append(r.sample_id)
+    )
+    assert sorted(done) == sorted(s.sample_id for s in sessions)  # the progress saw each once
+    assert [_plain(run) for run in on_ray.runs] == [_plain(run) for run in serial]
+
+
+def _plain(run) -> dict:
+    from dataclasses import asdict
+
+    row = asdict(run)
+    for turn in row["turns"]:
+        turn.pop("latency_ms")
+    return row
+
+
+def test_an_agent_that_cannot_start_is_one_clear_error(ray_local: None, tmp_path: Path) -> None:
+    from shopcopilot.bench.ray_runner import run_sessions_on_ray
+
+    missing = tmp_path / "no-such-catalog.jsonl"
+    data = BenchData(str(missing), frozenset(), {})
+    with pytest.raises(
+        BenchError, match=r"^a Ray worker could not start the agent: constructing .*no-such-catalog"
+    ):
+        run_sessions_on_ray(AGENT, [], data, RunSettings(), "local")
+
+
+def test_ray_and_workers_together_are_refused(synthetic_catalog: Path, tmp_path: Path) -> None:
+    args = ["eval", "--catalog", str(synthetic_catalog), "-o", str(tmp_path / "x")]
+    result = CliRunner().invoke(main, [*args, "--ray", "local", "--workers", "2"])
+    assert result.exit_code == 2
+    assert "give --workers or --ray, not both" in result.output
+
+
+def test_without_ray_the_error_says_how_to_install(
+    synthetic_catalog: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as when it is absent
+    args = ["eval", "--catalog", str(synthetic_catalog), "-o", str(tmp_path / "x"), "--ray"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: --ray needs Ray, which is not installed: pip install 'shopcopilot[ray]'"
+    ]
+    assert not (tmp_path / "x").exists()  # refused before any work
