@@ -7,17 +7,30 @@ one, on the shared small synthetic catalog, so the actors open a real index.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from shopcopilot.bench.runner import BenchData, BenchError, RunSettings
+from shopcopilot.bench.ray_runner import LOCAL, run_sessions_on_ray, start
+from shopcopilot.bench.runner import (
+    BASELINE_AGENT,
+    BenchData,
+    BenchError,
+    RunSettings,
+    SessionRun,
+    load_bench_data,
+    run_sessions,
+)
+from shopcopilot.bench.sessions import generate_sessions
 from shopcopilot.cli import main
 from shopcopilot.index import CatalogIndex
 
+HERE = Path(__file__).parent
 AGENT = "shopcopilot.agent:Agent"
 SESSIONS = ["--generate", "iid:8", "--seed", "5"]
 # What may differ between two runs of the same sessions: timing and how the run was made.
@@ -26,13 +39,13 @@ RUN_KEYS = ("latency", "wall_seconds", "command", "workers", "ray", "sessions_fi
 
 @pytest.fixture(scope="module")
 def ray_local(synthetic_index: CatalogIndex, synthetic_cache: Path) -> Iterator[None]:
-    """A local Ray for the module. It starts before the cache is pointed at the test index,
-    so the actors find that index only because the runner forwards SHOPCOPILOT_CACHE."""
+    """A local Ray for the module. It starts before the cache is pointed at the test index:
+    the actors see that cache because the runner forwards SHOPCOPILOT_CACHE."""
     ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'shopcopilot[ray]'")
-    from shopcopilot.bench.ray_runner import LOCAL, start
-
-    start(ray, LOCAL)
     with pytest.MonkeyPatch.context() as patch:
+        # The Ray workers inherit the path: tests/ray_agents.py imports there.
+        patch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+        start(ray, LOCAL)
         patch.setenv("SHOPCOPILOT_CACHE", str(synthetic_cache))
         yield
     ray.shutdown()
@@ -72,25 +85,20 @@ def test_ray_gives_the_serial_results(
 def test_natural_customer_reads_shown_products_in_the_actors(
     ray_local: None, synthetic_catalog: Path
 ) -> None:
-    from shopcopilot.bench import sessions as generator
-    from shopcopilot.bench.ray_runner import run_sessions_on_ray
-    from shopcopilot.bench.runner import load_bench_data, run_sessions
 
-    sessions = list(generator.generate_sessions(synthetic_catalog, "iid", 4, seed=9))
+    sessions = list(generate_sessions(synthetic_catalog, "iid", 4, seed=9))
     data = load_bench_data(synthetic_catalog, sessions)
     natural = RunSettings(protocol="natural", seed=9)
     serial = run_sessions(AGENT, sessions, data, natural)
     done: list[str] = []
     on_ray = run_sessions_on_ray(
-        AGENT, sessions, data, natural, "local", lambda r: done.append(r.sample_id)
+        AGENT, sessions, data, natural, LOCAL, lambda r: done.append(r.sample_id)
     )
     assert sorted(done) == sorted(s.sample_id for s in sessions)  # the progress saw each once
     assert [_plain(run) for run in on_ray.runs] == [_plain(run) for run in serial]
 
 
-def _plain(run) -> dict:
-    from dataclasses import asdict
-
+def _plain(run: SessionRun) -> dict:
     row = asdict(run)
     for turn in row["turns"]:
         turn.pop("latency_ms")
@@ -98,14 +106,32 @@ def _plain(run) -> dict:
 
 
 def test_an_agent_that_cannot_start_is_one_clear_error(ray_local: None, tmp_path: Path) -> None:
-    from shopcopilot.bench.ray_runner import run_sessions_on_ray
 
     missing = tmp_path / "no-such-catalog.jsonl"
     data = BenchData(str(missing), frozenset(), {})
-    with pytest.raises(
-        BenchError, match=r"^a Ray worker could not start the agent: constructing .*no-such-catalog"
-    ):
-        run_sessions_on_ray(AGENT, [], data, RunSettings(), "local")
+    expected = r"^a Ray worker could not start the agent: constructing .*no-such-catalog"
+    with pytest.raises(BenchError, match=expected):  # the baseline: the quickest to import
+        run_sessions_on_ray(BASELINE_AGENT, [], data, RunSettings(), LOCAL)
+
+
+def test_the_actors_use_the_drivers_cache(
+    ray_local: None, synthetic_catalog: Path, synthetic_cache: Path
+) -> None:
+    sessions = list(generate_sessions(synthetic_catalog, "iid", 1, seed=9))
+    data = load_bench_data(synthetic_catalog, sessions)
+    settings = RunSettings(max_turns=1)
+    (run,) = run_sessions_on_ray("ray_agents:CacheAgent", sessions, data, settings, LOCAL).runs
+    assert run.turns[0].agent_message == str(synthetic_cache)
+
+
+def test_a_worker_that_dies_mid_run_is_one_clear_error(
+    ray_local: None, synthetic_catalog: Path
+) -> None:
+
+    sessions = list(generate_sessions(synthetic_catalog, "iid", 2, seed=9))
+    data = load_bench_data(synthetic_catalog, sessions)
+    with pytest.raises(BenchError, match="^a Ray worker failed: "):
+        run_sessions_on_ray("ray_agents:DyingAgent", sessions, data, RunSettings(), LOCAL)
 
 
 def test_ray_and_workers_together_are_refused(synthetic_catalog: Path, tmp_path: Path) -> None:
