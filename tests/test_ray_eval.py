@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -139,6 +140,20 @@ def test_ray_and_workers_together_are_refused(synthetic_catalog: Path, tmp_path:
     result = CliRunner().invoke(main, [*args, "--ray", "local", "--workers", "2"])
     assert result.exit_code == 2
     assert "give --workers or --ray, not both" in result.output
+
+
+def test_an_address_where_nothing_listens_is_a_quick_clear_error(
+    synthetic_catalog: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("ray", reason="Ray is not installed: pip install 'shopcopilot[ray]'")
+    with socket.socket() as probe:  # a loopback port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    args = ["eval", "--catalog", str(synthetic_catalog), "--generate", "iid:1"]
+    result = CliRunner().invoke(main, [*args, "-o", str(tmp_path / "x"), "--ray", address])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: cannot connect to Ray at '{address}': nothing answers")
+    assert not (tmp_path / "x").exists()  # refused before any work
 
 
 def test_without_ray_the_error_says_how_to_install(

@@ -230,14 +230,16 @@ def eval_command(
 
 
 def _check_ray(address: str, workers: int) -> None:
-    """Before any work: Ray is installed, the address is given, --workers is not."""
-    from .ray_runner import import_ray
+    """Before any work: Ray is installed, the address answers, --workers is not given."""
+    from .ray_runner import LOCAL, check_reachable, import_ray
 
     if workers != 1:
         raise click.UsageError("give --workers or --ray, not both (Ray runs one agent per CPU)")
     if not address.strip():
         raise click.BadParameter("expected a Ray address or 'local'", param_hint="--ray")
     import_ray()  # BenchError with the install command when Ray is missing
+    if address != LOCAL:
+        check_reachable(address)
 
 
 @click.command("compare")

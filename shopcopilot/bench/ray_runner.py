@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ IN_FLIGHT = 2
 # Sessions per call: a few tens of milliseconds of work each, so one call per session would
 # spend a noticeable share on Ray's per-call cost. Chunks stay small enough to balance.
 MAX_CHUNK = 16
+CONNECT_TIMEOUT = 5.0  # seconds to reach a cluster's address
 
 
 def import_ray() -> Any:  # Any: ray is an optional dependency, typed only when installed
@@ -70,6 +72,8 @@ def start(ray: Any, address: str) -> None:
     """Connect this process to Ray as `connected` does, without the shutdown."""
     # ERROR: Ray's start-up notices (token authentication, usage stats) are not for this user.
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
+    if address != LOCAL:
+        check_reachable(address)
     try:
         if address == LOCAL:
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no reporting home
@@ -84,6 +88,18 @@ def start(ray: Any, address: str) -> None:
             ray.init(address=address, **quiet)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise BenchError(f"cannot connect to Ray at {address!r}: {exc}") from exc
+
+
+def check_reachable(address: str) -> None:
+    """Fail in seconds on a HOST:PORT nothing listens at: Ray itself retries for minutes.
+    Addresses without a port ('auto') are left to Ray."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise BenchError(f"cannot connect to Ray at {address!r}: nothing answers ({exc})") from exc
 
 
 class SessionWorker:
