@@ -3,13 +3,14 @@ imports next to nothing, so the actors start quickly."""
 
 from __future__ import annotations
 
+import json
 import os
 
 from shopcopilot.paths import cache_dir
 
 
-class CacheAgent:
-    """Says which cache folder its process uses."""
+class ProcessAgent:
+    """Says which cache folder its process uses and at what niceness it runs."""
 
     def __init__(self, catalog_path: str) -> None:
         pass
@@ -18,7 +19,7 @@ class CacheAgent:
         pass
 
     def respond(self, session_id: str, message: str, turn: int, top_k: int) -> dict:
-        return {"message": str(cache_dir()), "recommendations": []}
+        return {"message": json.dumps([str(cache_dir()), os.nice(0)]), "recommendations": []}
 
 
 class DyingAgent:

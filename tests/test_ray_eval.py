@@ -115,14 +115,15 @@ def test_an_agent_that_cannot_start_is_one_clear_error(ray_local: None, tmp_path
         run_sessions_on_ray(BASELINE_AGENT, [], data, RunSettings(), LOCAL)
 
 
-def test_the_actors_use_the_drivers_cache(
+def test_the_actors_use_the_drivers_cache_and_priority(
     ray_local: None, synthetic_catalog: Path, synthetic_cache: Path
 ) -> None:
     sessions = list(generate_sessions(synthetic_catalog, "iid", 1, seed=9))
     data = load_bench_data(synthetic_catalog, sessions)
     settings = RunSettings(max_turns=1)
-    (run,) = run_sessions_on_ray("ray_agents:CacheAgent", sessions, data, settings, LOCAL).runs
-    assert run.turns[0].agent_message == str(synthetic_cache)
+    (run,) = run_sessions_on_ray("ray_agents:ProcessAgent", sessions, data, settings, LOCAL).runs
+    # Ray's default would run them 15 niceness lower than the command that started them.
+    assert json.loads(run.turns[0].agent_message) == [str(synthetic_cache), os.nice(0)]
 
 
 def test_a_worker_that_dies_mid_run_is_one_clear_error(
