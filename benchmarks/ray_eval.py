@@ -32,7 +32,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="ray + workers pairs")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the runs")
     parser.add_argument("-o", "--out", type=Path, default=Path("runs/ray-eval"))
+    parser.add_argument(
+        "--table-only", action="store_true", help="print the table of the runs already in --out"
+    )
     args = parser.parse_args()
+    if args.table_only:
+        rows = json.loads((args.out / "summary.json").read_text())["rows"]
+        for row in rows:  # summaries written before the respond columns existed
+            results = json.loads((args.out / row["folder"] / "results.json").read_text())
+            row.update(_respond_times(results))
+        print(_table(rows))
+        return
     modes = {"ray": ["--ray", "local"], "workers": ["--workers", str(args.workers)]}
     rows = []
     for round_number in range(1, args.rounds + 1):
@@ -83,6 +93,16 @@ def _run(name: str, extra: list[str], out: Path, args: argparse.Namespace) -> di
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
         "technical_score": results["recommended_technical_score"],
+        **_respond_times(results),
+    }
+
+
+def _respond_times(results: dict[str, Any]) -> dict[str, float]:
+    latency = results["latency"]
+    return {
+        "respond_p50_ms": latency["p50_ms"],
+        # Time inside respond() summed over all turns: what the agents themselves spent.
+        "respond_total_seconds": round(latency["mean_ms"] * latency["calls"] / 1000, 1),
     }
 
 
@@ -93,14 +113,15 @@ def _comparable(folder: Path) -> dict[str, Any]:
 
 def _table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| run | agents | wall s | command s | sessions/s | load 1-min before / after "
-        "| TechnicalScore |",
-        "|---|---|---|---|---|---|---|",
+        "| run | agents | wall s | command s | sessions/s | respond p50 ms | respond total s "
+        "| load 1-min before / after | TechnicalScore |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         lines.append(
             f"| {row['folder']} | {row['agents']} | {row['wall_seconds']:.1f} "
             f"| {row['command_seconds']:.1f} | {row['sessions_per_second']:.2f} "
+            f"| {row['respond_p50_ms']:.1f} | {row['respond_total_seconds']:.0f} "
             f"| {row['load_before']:.1f} / {row['load_after']:.1f} "
             f"| {row['technical_score']:.4f} |"
         )
