@@ -11,7 +11,7 @@ import gc
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -23,12 +23,14 @@ from .index.features import load_or_build
 from .index.text import STOPWORDS, stem, tokens
 from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
+from .llm import resolver_from_env
 from .rank import RankWeights, reason, rerank
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
 from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
+from .state.update import Consult
 from .trace import EventSink, Tracer
 
 
@@ -69,7 +71,11 @@ class Agent:
         index=None,
         progress: bool = False,
         warm_up: bool = True,
+        resolver: Consult | None | Literal["env"] = "env",
     ) -> None:
+        """`resolver`: the model resolver asked where the rules are unsure; "env": the one the
+        SHOPCOPILOT_LLM_* variables configure, if any (shopcopilot/llm.py)."""
+        self.resolver = resolver_from_env() if resolver == "env" else resolver  # fails fast
         self.settings = settings or AgentSettings()
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = _lexicon(self.index)
@@ -95,13 +101,13 @@ class Agent:
     def with_settings(self, settings: AgentSettings) -> Agent:
         """A sibling agent sharing this one's index and caches (ablations, tuning); no sessions."""
         sibling = object.__new__(Agent)
-        sibling.settings, sibling.index, sibling.lexicon, sibling.features, sibling.vectors = (
+        sibling.settings, sibling.index, sibling.lexicon, sibling.features = (
             settings,
             self.index,
             self.lexicon,
             self.features,
-            self.vectors,
         )
+        sibling.vectors, sibling.resolver = self.vectors, self.resolver
         sibling._sessions, sibling._lock = {}, threading.Lock()
         return sibling
 
@@ -147,7 +153,7 @@ class Agent:
         candidates = self._retrieve(tracer, state, meaning)
         ranked = self._rank(tracer, state, candidates, top_k, meaning)
         decision = self._decide(tracer, state, ranked, turn, top_k)
-        response = self._respond(tracer, state, ranked, decision, turn)
+        response = self._respond(tracer, state, ranked, decision, turn, diff.resolver)
         with self._lock:
             self._sessions[session_id] = state
         return response, state, diff, tracer
@@ -156,9 +162,11 @@ class Agent:
     def _state(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
         with tracer.stage("state", message=message, last_question=state.last_question()) as event:
             shown = self._shown_facts(state.last_shown)
-            state, diff = update(state, message, self.lexicon, turn, shown)
+            state, diff = update(state, message, self.lexicon, turn, shown, self.resolver)
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
             event.summary = _summarise_diff(diff)
+            if diff.resolver:
+                event.summary += "; " + _summarise_resolver(diff.resolver)
             if tracer.detailed:
                 event.output = diff.to_dict()
         return state, diff
@@ -257,7 +265,13 @@ class Agent:
         return decision
 
     def _respond(
-        self, tracer: Tracer, state: ShoppingState, ranked, decision, turn: int
+        self,
+        tracer: Tracer,
+        state: ShoppingState,
+        ranked,
+        decision,
+        turn: int,
+        resolver: dict[str, Any],
     ) -> dict[str, Any]:
         with tracer.stage("respond") as event:
             shown = ranked.explain(decision.width)[: decision.width]
@@ -276,7 +290,10 @@ class Agent:
                     }
                     for s in shown
                 ],
-                "usage": {"prompt_tokens": 0, "completion_tokens": 0},
+                "usage": {  # what the model resolver cost this turn (0: not asked)
+                    "prompt_tokens": resolver.get("prompt_tokens", 0),
+                    "completion_tokens": resolver.get("completion_tokens", 0),
+                },
             }
             _record_turn(state, turn, decision, [s.parent_asin for s in shown])
             event.output, event.summary = (
@@ -291,6 +308,7 @@ class Agent:
         rows = [self.features.row_of.get(asin) for _, asin in known]
         present = [(p, a, r) for (p, a), r in zip(known, rows, strict=True) if r is not None]
         facets = self.features.facets([r for _, _, r in present])
+        titles = [_title(self.features, row) for _, _, row in present]
         return [
             Shown(
                 position=position,
@@ -301,9 +319,10 @@ class Agent:
                 materials=f.materials,
                 styles=f.styles,
                 leaf=f.leaf,
-                words=_title_words(self.features, row) | _stems(f.brand or "") | _stems(f.leaf),
+                words=_stems(title) | _stems(f.brand or "") | _stems(f.leaf),
+                title=title,
             )
-            for (position, asin, row), f in zip(present, facets, strict=True)
+            for (position, asin, _), f, title in zip(present, facets, titles, strict=True)
         ]
 
     def forget(self, session_id: str) -> None:
@@ -353,11 +372,10 @@ def _out_of_gc_reach() -> None:
     gc.freeze()
 
 
-def _title_words(features, row: int) -> frozenset[str]:
-    """Stems of a product's title: the first field of its token text in the feature store."""
+def _title(features, row: int) -> str:
+    """A product's title as tokenised: the first field of its token text in the feature store."""
     start, end = int(features.text_ptr[row]), int(features.text_ptr[row + 1])
-    title = features.text[start:end].split(b"|", 1)[0].decode("ascii", "replace")
-    return _stems(title)
+    return features.text[start:end].split(b"|", 1)[0].decode("ascii", "replace")
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -392,6 +410,15 @@ def _summarise_diff(diff) -> str:
         for c in diff.critiques
     )
     return "; ".join(parts) or "nothing new"
+
+
+def _summarise_resolver(record: dict[str, Any]) -> str:
+    unsure = "rules unsure (" + ", ".join(record["reasons"]) + "): model asked"
+    if record["error"]:
+        return f"{unsure}, failed ({record['error']}); rules only"
+    if record["used"]:
+        return f"{unsure}, used " + ", ".join(record["used"])
+    return f"{unsure}, nothing used"
 
 
 def _rerank_output(lexical_order: list[str], ranked) -> dict[str, Any]:

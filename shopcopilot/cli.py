@@ -21,10 +21,18 @@ from .catalog.loader import CatalogError
 from .chat import chat
 from .index.commands import register as register_index_commands
 from .index.errors import CorruptIndexError
+from .llm import LlmConfigError
 from .web.commands import serve
 
 # Problems with what the user named; any other exception is a bug and keeps its traceback.
-USER_PROBLEMS = (CatalogError, CorruptIndexError, SessionFileError, BenchError, OSError)
+USER_PROBLEMS = (
+    CatalogError,
+    CorruptIndexError,
+    SessionFileError,
+    BenchError,
+    LlmConfigError,
+    OSError,
+)
 
 # What `starter-shim` writes: the module the TechJam evaluator imports.
 STARTER_SHIM = {

@@ -77,6 +77,16 @@ def library_finds_no_shared_data() -> Iterator[None]:
     _swap_lookup(_no_shared_data, shared_data_dir)  # modules imported since bound the stand-in
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_model_resolver() -> Iterator[None]:
+    """A developer's SHOPCOPILOT_LLM_* must not put a model in the tests' answers; the resolver's
+    own tests hand the agent one explicitly."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("BASE_URL", "MODEL", "API_KEY", "TIMEOUT"):
+            patch.delenv(f"SHOPCOPILOT_LLM_{name}", raising=False)
+        yield
+
+
 # --- hand-written catalogs -----------------------------------------------------------------------
 
 

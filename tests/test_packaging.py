@@ -48,6 +48,16 @@ def test_a_plain_install_serves_and_plots_are_an_extra() -> None:
     extras = PYPROJECT["optional-dependencies"]
     assert names(extras["report"]) == {"matplotlib"}
     assert "matplotlib" in names(extras["dev"]) and extras["web"] == []
+    # The model resolver's SDK is an extra; the copilot and its tests never need a model.
+    assert names(extras["llm"]) == {"openai"} and "openai" not in runtime
+
+
+def test_ray_is_an_extra_pinned_as_the_tests_install_it() -> None:
+    # `eval --ray` says to install shopcopilot[ray]; CI installs dev, so the Ray tests run there.
+    extras = PYPROJECT["optional-dependencies"]
+    assert "ray" not in names(PYPROJECT["dependencies"])
+    pinned = [r for r in extras["dev"] if r.startswith("ray==")]
+    assert extras["ray"] == pinned and len(pinned) == 1
 
 
 def test_the_wheel_has_no_top_level_starter_package() -> None:

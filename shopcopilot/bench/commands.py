@@ -166,6 +166,18 @@ def _with_common_options(command: Callable[..., Any]) -> Callable[..., Any]:
     default=Path("runs/eval"),
     show_default=True,
 )
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="local",
+    default=None,
+    metavar="[ADDRESS|local]",
+    help=(
+        "Play the sessions on Ray, one agent per CPU: 'local' (or no value) starts Ray on this "
+        "machine's cores, an address joins a running cluster. Needs shopcopilot[ray]."
+    ),
+)
 @_clear_errors
 def eval_command(
     agent_spec: str | None,
@@ -179,11 +191,14 @@ def eval_command(
     protocol: str,
     limit: int | None,
     out_dir: Path,
+    ray_address: str | None,
 ) -> None:
     """Run benchmark sessions against an agent; write DIR/results.json, transcripts.jsonl,
     report.md."""
     if sessions_path and generate:
         raise click.UsageError("give --sessions or --generate, not both")
+    if ray_address is not None:
+        _check_ray(ray_address, workers)
     spec = generate or "iid:200"
     kind, count = _parse_generate(spec, "--generate")  # all checks first: a typo costs no work
     agent = _agent(agent_spec)
@@ -208,9 +223,23 @@ def eval_command(
         out_dir=out_dir,
         command=_command_line(),
         report=not no_report,
+        ray=ray_address,
     )
     run_eval(request, Console(stderr=True))
     click.echo(f"wrote {out_dir / 'results.json'}")
+
+
+def _check_ray(address: str, workers: int) -> None:
+    """Before any work: Ray is installed, the address answers, --workers is not given."""
+    from .ray_runner import LOCAL, check_reachable, import_ray
+
+    if workers != 1:
+        raise click.UsageError("give --workers or --ray, not both (Ray runs one agent per CPU)")
+    if not address.strip():
+        raise click.BadParameter("expected a Ray address or 'local'", param_hint="--ray")
+    import_ray()  # BenchError with the install command when Ray is missing
+    if address != LOCAL:
+        check_reachable(address)
 
 
 @click.command("compare")

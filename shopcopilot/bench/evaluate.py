@@ -19,7 +19,14 @@ from ..index.catalog_index import HASH_CACHE_FILE, index_root
 from ..index.fingerprint import catalog_sha256
 from .report import write_report
 from .results import RunInfo, build_results, write_results
-from .runner import RunSettings, SessionRun, load_bench_data, run_sessions
+from .runner import (
+    BenchData,
+    ProgressCallback,
+    RunSettings,
+    SessionRun,
+    load_bench_data,
+    run_sessions,
+)
 from .sessions_io import Session
 
 
@@ -34,6 +41,7 @@ class EvalRequest:
     out_dir: Path
     command: str
     report: bool = True
+    ray: str | None = None  # a Ray address, or "local": play the sessions on Ray
 
 
 def run_eval(request: EvalRequest, console: Console | None = None) -> dict[str, Any]:
@@ -53,16 +61,15 @@ def run_eval(request: EvalRequest, console: Console | None = None) -> dict[str, 
             hits += run.outcome.hit
             progress.update(task, advance=1, hits=hits)
 
-        runs = run_sessions(
-            request.agent_spec, request.sessions, data, request.settings, request.workers, advance
-        )
+        runs, workers = _run(request, data, advance)
     info = RunInfo(
         protocol=request.settings.protocol,
         agent=request.agent_spec,
         catalog=str(request.catalog_path),
         sessions_file=request.sessions_label,
         command=request.command,
-        workers=request.workers,
+        workers=workers,
+        ray=request.ray,
         turn_timeout=request.settings.turn_timeout,
         seed=request.settings.seed,
         wall_seconds=round(time.perf_counter() - started, 3),
@@ -78,6 +85,23 @@ def run_eval(request: EvalRequest, console: Console | None = None) -> dict[str, 
     console.print(results_table(results))
     console.print(summary_line(results))
     return results
+
+
+def _run(
+    request: EvalRequest, data: BenchData, advance: ProgressCallback
+) -> tuple[list[SessionRun], int]:
+    """The runs, and how many agents played them."""
+    if request.ray is None:
+        runs = run_sessions(
+            request.agent_spec, request.sessions, data, request.settings, request.workers, advance
+        )
+        return runs, request.workers
+    from .ray_runner import run_sessions_on_ray  # local: Ray is an optional dependency
+
+    ray_run = run_sessions_on_ray(
+        request.agent_spec, request.sessions, data, request.settings, request.ray, advance
+    )
+    return ray_run.runs, ray_run.actors
 
 
 def sessions_sha256(sessions: Sequence[Session]) -> str:

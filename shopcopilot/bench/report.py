@@ -131,7 +131,7 @@ def _markdown(results: dict[str, Any], plots: list[str]) -> str:
         f"- catalog: `{results['catalog']}`",
         f"- sessions: {results['sessions_file']} ({results['sample_count']})",
         f"- command: `{results['command']}`",
-        f"- workers {results['workers']}, turn timeout {results['turn_timeout']} s, "
+        f"- {_workers(results)}, turn timeout {results['turn_timeout']} s, "
         f"wall {results['wall_seconds']} s",
         "",
         "| group | N | HitRate@10 | MRR | MTTC | Efficiency | TechnicalScore |",
@@ -155,6 +155,11 @@ def _markdown(results: dict[str, Any], plots: list[str]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _workers(results: dict[str, Any]) -> str:
+    ray = results.get("ray")  # absent from results written before Ray runs existed
+    return f"Ray {ray}, {results['workers']} actors" if ray else f"workers {results['workers']}"
 
 
 def _row(name: str, metrics: dict[str, Any]) -> str:

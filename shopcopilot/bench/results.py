@@ -28,7 +28,8 @@ class RunInfo:
     catalog: str
     sessions_file: str
     command: str
-    workers: int
+    workers: int  # worker processes, or Ray actors when `ray` is set
+    ray: str | None
     turn_timeout: float | None
     seed: int
     wall_seconds: float

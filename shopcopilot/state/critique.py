@@ -485,6 +485,7 @@ class Shown:
     styles: tuple[str, ...] = ()
     leaf: str = ""
     words: frozenset[str] = frozenset()  # stems of its title and brand
+    title: str = ""  # as the index tokenised it; what the model resolver is told
 
     def to_dict(self) -> dict[str, Any]:
         return {

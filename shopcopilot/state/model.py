@@ -286,6 +286,10 @@ class StateDiff:
     references: list[dict[str, Any]] = field(default_factory=list)  # shown products pointed at
     critiques: list[dict[str, Any]] = field(default_factory=list)  # what was said of them, did
     audience: dict[str, str] = field(default_factory=dict)  # what changed: recipient, age_group...
+    resolver: dict[str, Any] = field(default_factory=dict)  # the model resolver's record, if asked
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if not self.resolver:
+            del out["resolver"]  # a turn the resolver was not asked reads as before
+        return out

@@ -16,7 +16,7 @@ from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Facet
 from .audience import AudienceReading, read_audience
 from .budget import Budget, read_numbers
-from .critique import ShownTalk, read_shown_talk
+from .critique import Critique, ShownTalk, read_shown_talk
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
 
@@ -223,6 +223,8 @@ class Observation:
     fragments: list[str] = field(default_factory=list)
     shown_talk: ShownTalk = field(default_factory=ShownTalk)  # what it says of shown products
     audience: AudienceReading | None = None  # who the item is for ("my wife", "my 8 year old")
+    # Critiques the rules could not read, added by the model resolver (state/resolver.py).
+    added_critiques: list[Critique] = field(default_factory=list)
 
 
 def parse_message(
@@ -719,6 +721,24 @@ _CHATTER = STOPWORDS | {
     "argh",
     "meh",
 }
+
+
+def content_word(word: str) -> bool:
+    """Is the (lower-case) word about the product, not chat, a function word or a cue?"""
+    return word not in _CHATTER and (len(word) > 2 or word.isdigit())
+
+
+def cue_spans(text: str) -> list[tuple[int, int]]:
+    """Where the message speaks of the conversation, not of the product: a change of mind, no
+    preference, not knowing, browsing, the lead-in of a request ("I'm looking for")."""
+    spans = [
+        m.span()
+        for pattern in (_NO_PREFERENCE, _NOT_SURE, _OVERRIDE, _BROWSING)
+        for m in pattern.finditer(text)
+    ]
+    if seeking := _SEEKING.match(text):
+        spans.append(seeking.span())
+    return spans
 
 
 def _is_chatter(text: str) -> bool:

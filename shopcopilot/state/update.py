@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..catalog.vocabulary import Mention
@@ -12,6 +12,7 @@ from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
 from .critique import CUES, Critique, Shown, resolve
+from .critique import Reading as ShownReading
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .model import (
     Constraint,
@@ -32,14 +33,22 @@ CATEGORY_BOUND = frozenset(
 )
 
 
+# The model resolver (state/resolver.py): the observation to apply and a record for the trace.
+Consult = Callable[
+    [ShoppingState, Observation, Sequence[Shown], Lexicon], tuple[Observation, dict[str, Any]]
+]
+
+
 def update(
     state: ShoppingState,
     message: str,
     lexicon: Lexicon,
     turn: int,
     shown: Sequence[Shown] = (),
+    consult: Consult | None = None,
 ) -> tuple[ShoppingState, StateDiff]:
-    """`shown`: the facts of the products shown last (what "the second one" points at)."""
+    """`shown`: the facts of the products shown last (what "the second one" points at);
+    `consult`: the model resolver, asked between reading the message and applying it."""
     new = state.copy()
     new.turn = turn
     item = new.active(Attribute.CATEGORY)
@@ -48,6 +57,8 @@ def update(
         message, lexicon, new.last_question(), first_turn=not new.history, current_item=current
     )
     diff = StateDiff()
+    if consult is not None:
+        obs, diff.resolver = consult(new, obs, shown, lexicon)
     contrasted = _contrasted_values(new, obs)
     if (obs.override or contrasted or _retracts_a_value(new, obs)) and new.history:
         new.epoch += 1
@@ -326,20 +337,9 @@ def _apply_critiques(
     relative to a product's price, rejections of its values, a soft anchor, no repeats."""
     if not shown:
         return
-    budget = obs.budget
-    stated = (
-        [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
-        if budget
-        else []
-    )
-    # Turning down what they asked for themselves ("silver instead of gold") corrects the
-    # request; it says nothing of the products shown.
-    asked = {
-        (c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn
-    }
-    negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
-    said = [*obs.values, *obs.negated]
-    reading = resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated, said)
+    reading = read_critiques(state, obs, shown)
+    known = {(c.kind, c.positions) for c in reading.critiques}
+    reading.critiques += [c for c in obs.added_critiques if (c.kind, c.positions) not in known]
     diff.references = [r.to_dict() for r in reading.references]
     by_position = {s.position: s for s in shown}
     for critique in reading.critiques:
@@ -361,6 +361,24 @@ def _apply_critiques(
     if reading.references or reading.critiques:
         # "the second one is close but too expensive" is said of products, not words to search
         obs.fragments = [f for f in obs.fragments if not _about_shown(f, obs, reading)]
+
+
+def read_critiques(state: ShoppingState, obs: Observation, shown: Sequence[Shown]) -> ShownReading:
+    """What the message says of the products shown last, as the rules read it."""
+    budget = obs.budget
+    stated = (
+        [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
+        if budget
+        else []
+    )
+    # Turning down what they asked for themselves ("silver instead of gold") corrects the
+    # request; it says nothing of the products shown.
+    asked = {
+        (c.data.get("facet"), c.value) for c in state.constraints if c.source_turn < state.turn
+    }
+    negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
+    said = [*obs.values, *obs.negated]
+    return resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated, said)
 
 
 def _about_shown(fragment: str, obs: Observation, reading) -> bool:

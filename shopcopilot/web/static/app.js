@@ -398,8 +398,29 @@ function diffDetail(diff) {
     parts.append(el("p", {class: "diff-added"}, "“" + critique.text + "” → " + critique.kind + " " + which + ": " + critique.effect));
   }
   if (diff.new_epoch) parts.append(el("p", {class: "tag"}, "new epoch: the shopper changed direction"));
+  if (diff.resolver) parts.append(resolverDetail(diff.resolver));
   if (!parts.childNodes.length) parts.append(el("p", {class: "muted"}, "no change"));
   return parts;
+}
+
+// The optional model resolver (asked only where the rules were unsure): why, what it said, what
+// of it was used. Its additions also show above as ordinary + lines.
+function resolverDetail(record) {
+  const box = el("div", {class: "resolver"});
+  const why = (record.reasons || []).join(", ");
+  const cost = record.prompt_tokens + record.completion_tokens;
+  box.append(el("p", {}, el("strong", {}, "Model asked"), " (rules unsure: " + why + ") · " +
+    record.attempts + " call(s), " + (record.ms ?? 0) + " ms, " + cost + " tokens"));
+  if (record.error) {
+    box.append(el("p", {class: "diff-negated"}, "not used: " + record.error + " — the rules' reading stands"));
+  } else if ((record.used || []).length) {
+    box.append(el("p", {class: "diff-added"}, "used: " + record.used.join("; ")));
+  } else {
+    box.append(el("p", {class: "muted"}, "nothing used: it added nothing the rules left empty"));
+  }
+  for (const line of record.dropped || []) box.append(el("p", {class: "muted small"}, "dropped " + line));
+  if (record.said) box.append(el("details", {class: "raw"}, el("summary", {}, "What the model said"), el("pre", {}, record.said)));
+  return box;
 }
 
 function idList(label, ids) {
