@@ -178,3 +178,10 @@ def test_a_card_found_by_meaning_says_so(hand_catalog, tmp_path, monkeypatch) ->
     benchmark.reset("s")
     shown = benchmark.respond("s", "keep my hands warm", 1)["recommendations"]
     assert "OR01" not in [card["parent_asin"] for card in shown[:1]]
+
+
+def test_the_fingerprint_names_the_model_and_the_index() -> None:
+    one = vectors_module.fingerprint("model-a", Path("index-1"))
+    assert one == vectors_module.fingerprint("model-a", Path("/elsewhere/index-1"))
+    assert one != vectors_module.fingerprint("model-b", Path("index-1"))
+    assert one != vectors_module.fingerprint("model-a", Path("index-2"))

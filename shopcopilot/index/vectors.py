@@ -12,6 +12,7 @@ encoder (`wordllama`, the default, or `minilm`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -23,14 +24,21 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..versions import source_hash
 from ..workers import progress_counter
 from .store import read_only_connection
 
 log = logging.getLogger(__name__)
 
 VECTORS_PREFIX = "vectors-"
-RECIPE = {"text": "title | last two category nodes", "dtype": "float16", "normalised": True}
+# What a vector is made from. Part of the fingerprint with the model and the index folder
+# (named by the catalog's hash and the index code, whose store fixes the row order): bump
+# `version` when `product_texts` changes.
+RECIPE = {
+    "text": "title | last two category nodes",
+    "dtype": "float16",
+    "normalised": True,
+    "version": 1,
+}
 CHUNK = 4096  # products encoded at once: bounds memory at any catalog size
 DEFAULT_MODEL = "wordllama"
 # Loaded unless SHOPCOPILOT_DENSE=0; the agent's settings decide where they are used (the
@@ -157,13 +165,11 @@ class ProductVectors:
 
 
 def vectors_path(folder: Path, encoder: Encoder) -> Path:
-    return folder / f"{VECTORS_PREFIX}{encoder.slug}-{fingerprint(encoder.name)}.npy"
+    return folder / f"{VECTORS_PREFIX}{encoder.slug}-{fingerprint(encoder.name, folder)}.npy"
 
 
-def fingerprint(model_name: str) -> str:
-    import hashlib
-
-    parts = json.dumps([model_name, RECIPE, source_hash(__file__)], sort_keys=True)
+def fingerprint(model_name: str, folder: Path) -> str:
+    parts = json.dumps([model_name, RECIPE, folder.name], sort_keys=True)
     return hashlib.sha256(parts.encode()).hexdigest()[:16]
 
 
