@@ -29,6 +29,7 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
+from starlette import types as asgi
 
 from ..paths import cache_dir, resolve_catalog
 from . import schemas
@@ -190,12 +191,30 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     )
     _add_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(WorkerHeader)
     app.include_router(router)
     app.include_router(service_router)
     app.include_router(docs_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.mount(DOCS_ASSETS_URL, StaticFiles(directory=DOCS_ASSETS_DIR), name="docs-assets")
     return app
+
+
+class WorkerHeader:
+    """ASGI middleware: `X-Worker: <pid>` on every response, so an operator (or a test) can
+    see which worker process answered."""
+
+    def __init__(self, app: asgi.ASGIApp) -> None:
+        self.app = app
+        self.header = (b"x-worker", str(os.getpid()).encode())
+
+    async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
+        async def tagged(message: asgi.Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), self.header]
+            await send(message)
+
+        await self.app(scope, receive, tagged if scope["type"] == "http" else send)
 
 
 def app_from_env() -> FastAPI:

@@ -1,0 +1,144 @@
+"""`shopcopilot serve --workers 2` as a real server (uvicorn worker processes) over each session
+store, driven by the load driver's shoppers: any worker serves any turn, concurrent turns of one
+session run in order, and a worker killed with -9 or a Redis restarted mid-load loses no
+completed turn and corrupts nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+from shopcopilot.bench.load import LoadResult, run_load
+from shopcopilot.bench.local_redis import LocalRedis
+from shopcopilot.bench.serving import ServedCopilot
+
+SHOPPERS, TURNS = 16, 5
+FAULT_AFTER = 20  # turns completed when the fault strikes
+DATABASES = itertools.cycle(range(1, 16))
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "redis":
+        server: LocalRedis = request.getfixturevalue("redis_server")
+        url = f"redis://127.0.0.1:{server.port}/{next(DATABASES)}"  # a database of its own
+        yield url
+        client = redis.Redis.from_url(url)
+        client.flushdb()
+        client.close()
+    else:
+        yield str(tmp_path / "sessions.sqlite3")
+
+
+def serve(hand_catalog: Path, tmp_path: Path, store: str, workers: int = 2) -> ServedCopilot:
+    return ServedCopilot(
+        ["--catalog", str(hand_catalog), "--session-store", store, "--demo-generated", "0"],
+        log_path=tmp_path / "serve.log",
+        env={"SHOPCOPILOT_CACHE": str(tmp_path.parent / "serve-cache")},
+        workers=workers,
+    )
+
+
+def assert_clean(result: LoadResult) -> None:
+    assert result.errors == []
+    assert result.turns == SHOPPERS * TURNS
+
+
+def assert_sqlite_intact(store: str) -> None:
+    if "://" in store:
+        return
+    db = sqlite3.connect(store)
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        per_session = db.execute(
+            "SELECT s.turns, COUNT(t.turn), s.version FROM sessions s"
+            " LEFT JOIN turns t USING (session_id) GROUP BY s.session_id"
+        ).fetchall()
+    finally:
+        db.close()
+    assert all(turns == recorded == version - 1 for turns, recorded, version in per_session)
+
+
+def test_any_worker_serves_any_turn(hand_catalog: Path, tmp_path: Path, store_target: str) -> None:
+    with serve(hand_catalog, tmp_path, store_target) as server:
+        result = asyncio.run(run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240))
+    assert_clean(result)
+    assert result.summary()["workers_seen"] == 2
+    assert any(len(run.workers) == 2 for run in result.runs)  # one session, both workers
+    assert_sqlite_intact(store_target)
+
+
+def test_turns_sent_at_once_for_one_session_run_one_after_another(
+    hand_catalog: Path, tmp_path: Path, store_target: str
+) -> None:
+    messages = [f"red cotton shirt number {n}" for n in range(6)]
+
+    async def all_at_once(base_url: str) -> tuple[list[httpx.Response], dict]:
+        async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+            session_id = (await client.post("/api/sessions", json={})).json()["session_id"]
+            path = f"/api/sessions/{session_id}/messages"
+            responses = await asyncio.gather(
+                *(client.post(path, json={"message": m}) for m in messages)
+            )
+            return list(responses), (await client.get(f"/api/sessions/{session_id}")).json()
+
+    with serve(hand_catalog, tmp_path, store_target) as server:
+        responses, summary = asyncio.run(all_at_once(server.base_url))
+    assert [r.status_code for r in responses] == [200] * 6
+    turns = [r.json() for r in responses]
+    assert sorted(t["turn"] for t in turns) == [1, 2, 3, 4, 5, 6]
+    history = [entry["user"] for entry in summary["state"]["history"]]
+    assert sorted(history) == sorted(messages) and summary["turns"] == 6
+    for turn in turns:  # each turn saw exactly the turns before it
+        seen = [entry["user"] for entry in turn["state"]["history"]]
+        assert seen == history[: turn["turn"]]
+
+
+def test_a_worker_killed_mid_load_loses_no_completed_turn(
+    hand_catalog: Path, tmp_path: Path, store_target: str
+) -> None:
+    with serve(hand_catalog, tmp_path, store_target) as server:
+        pids = server.worker_pids()
+        assert len(pids) == 2
+        victim = min(pids)
+        killed = []
+
+        async def fault(done: int) -> None:
+            if done == FAULT_AFTER:
+                server.kill_worker(victim)
+                killed.append(done)
+
+        result = asyncio.run(
+            run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240, on_turn=fault)
+        )
+        # uvicorn's supervisor starts a new worker in the killed one's place
+        replacement = server.wait_for_workers(1, 120, avoid=frozenset({victim}) | pids)
+    assert killed == [FAULT_AFTER]
+    assert replacement and victim not in replacement
+    assert_clean(result)
+    assert_sqlite_intact(store_target)
+
+
+def test_redis_restarted_mid_load_loses_no_completed_turn(
+    hand_catalog: Path, tmp_path: Path
+) -> None:
+    with LocalRedis(tmp_path / "redis") as redis_server:
+        with serve(hand_catalog, tmp_path, redis_server.url) as server:
+            restarts = []
+
+            async def fault(done: int) -> None:
+                if done == FAULT_AFTER:
+                    restarts.append(await asyncio.to_thread(redis_server.restart))
+
+            result = asyncio.run(
+                run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240, on_turn=fault)
+            )
+        assert len(restarts) == 1
+    assert_clean(result)
