@@ -19,13 +19,13 @@ replicas if you like), not a Redis Cluster: docs/scaling.md says what a cluster 
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -245,9 +245,9 @@ class RedisStore:
             last_active=now,
             version=int(version),
             turns=int(turns),
-            profile=json.loads(profile),
-            agent_data=json.loads(agent_data),
-            demo=json.loads(demo) if demo else None,
+            profile=orjson.loads(profile),
+            agent_data=orjson.loads(agent_data),
+            demo=orjson.loads(demo) if demo else None,
         )
 
     def save_turn(
@@ -284,7 +284,7 @@ class RedisStore:
             record = self._redis.hget(f"{self.prefix}t:{session_id}", str(turn))
         if record is None:
             raise UnknownTurn(f"session {session_id!r} has no turn {turn} (it has {stored.turns})")
-        return json.loads(record)
+        return orjson.loads(record)
 
     def live_count(self) -> int:
         cutoff = self._clock() - self.idle_ttl_seconds
@@ -301,7 +301,7 @@ class RedisStore:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _dump_optional(value: Any) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from fastapi.encoders import jsonable_encoder
 
 from ..catalog.product import Product
@@ -65,7 +66,7 @@ class SessionService:
         with self._lock:
             agent = self._agent(demo)
             agent.reset(session_id, dict(profile))
-            state = jsonable_encoder(agent.export_session(session_id))
+            state = plain(agent.export_session(session_id))
             evicted = self.store.create(session_id, profile, state, demo)
             self._loaded(session_id, 1)
             for gone in evicted:
@@ -83,7 +84,7 @@ class SessionService:
         with self._lock:
             stored = self.store.get(session_id)
             self._bring_up_to_date(stored)
-            state = jsonable_encoder(self._agent(stored.demo).export_session(session_id))
+            state = plain(self._agent(stored.demo).export_session(session_id))
         return {
             "session_id": session_id,
             "turns": stored.turns,
@@ -155,8 +156,8 @@ class SessionService:
                 agent.forget(session_id)
 
     def _turn_record(self, session_id: str, turn: int, message: str, result: Any) -> dict[str, Any]:
-        response = jsonable_encoder(result.response)
-        trace = jsonable_encoder(result.trace)
+        response = plain(result.response)
+        trace = plain(result.trace)
         return {
             "session_id": session_id,
             "turn": turn,
@@ -169,8 +170,8 @@ class SessionService:
             ],
             "usage": response.get("usage") or {},
             "response": response,
-            "state": jsonable_encoder(result.state),
-            "diff": jsonable_encoder(result.diff),
+            "state": plain(result.state),
+            "diff": plain(result.diff),
             "trace": trace,
         }
 
@@ -183,6 +184,14 @@ class SessionService:
             "shown_before": bool(recommendation.get("shown_before", False)),
             "product": product_card(product) if product is not None else None,
         }
+
+
+def plain(value: Any) -> Any:
+    """`value` as JSON data (enums as their values, tuples as lists, keys as strings): what
+    FastAPI's jsonable_encoder gives, at a small fraction of its cost on a turn's record."""
+    return orjson.loads(
+        orjson.dumps(value, default=jsonable_encoder, option=orjson.OPT_NON_STR_KEYS)
+    )
 
 
 def product_card(product: Product) -> dict[str, Any]:

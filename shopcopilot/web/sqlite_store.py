@@ -2,15 +2,16 @@
 
 Several worker processes on one machine share the file: WAL lets them read while one writes,
 a busy timeout makes a writer wait for another instead of failing, and every operation is one
-short transaction on its own connection. A session's lock is an OS file lock (one of
-LOCK_STRIPES files beside the database, chosen by the session id), so a killed worker's lock is
-released with its process.
+short transaction. Each thread keeps its connection open (closing the last connection to a WAL
+file checkpoints it, which cost more than the turn itself). A session's lock is an OS file lock
+(one of LOCK_STRIPES files beside the database, chosen by the session id), so a killed worker's
+lock is released with its process.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import filelock
+import orjson
 
 from .store import (
     DEFAULT_IDLE_TTL_SECONDS,
@@ -74,6 +76,8 @@ class SQLiteStore:
         self.lock_wait_seconds = LOCK_WAIT_SECONDS
         self._clock = clock
         self._locks = Path(f"{self.path}.locks")
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._locks.mkdir(exist_ok=True)
         db = self._open()
@@ -87,25 +91,30 @@ class SQLiteStore:
             db.close()
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+        db = sqlite3.connect(
+            self.path,
+            timeout=BUSY_TIMEOUT_SECONDS,
+            isolation_level=None,
+            check_same_thread=False,  # closed by close() from another thread
+        )
         db.execute("PRAGMA foreign_keys=ON")
         return db
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        """One short-lived connection and transaction per operation: safe across threads and
+        """One transaction per operation on this thread's connection: safe across threads and
         processes."""
-        db = self._open()
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._open()
+            self._opened.append(db)
+        db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        finally:
-            db.close()
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     @contextmanager
     def session_lock(self, session_id: str) -> Iterator[None]:
@@ -170,9 +179,9 @@ class SQLiteStore:
             last_active=now,
             version=row[3],
             turns=row[4],
-            profile=json.loads(row[5]),
-            agent_data=json.loads(row[6]),
-            demo=json.loads(row[7]) if row[7] is not None else None,
+            profile=orjson.loads(row[5]),
+            agent_data=orjson.loads(row[6]),
+            demo=orjson.loads(row[7]) if row[7] is not None else None,
         )
 
     def save_turn(
@@ -210,7 +219,7 @@ class SQLiteStore:
             ).fetchone()
         if row is None:
             raise UnknownTurn(f"session {session_id!r} has no turn {turn} (it has {stored.turns})")
-        return json.loads(row[0])
+        return orjson.loads(row[0])
 
     def live_count(self) -> int:
         cutoff = self._clock() - self.idle_ttl_seconds
@@ -224,7 +233,10 @@ class SQLiteStore:
             return self._purge_expired(db, self._clock())
 
     def close(self) -> None:
-        """Nothing held open between operations."""
+        for db in self._opened:
+            db.close()
+        self._opened.clear()
+        self._local = threading.local()
 
     def _purge_expired(self, db: sqlite3.Connection, now: float) -> int:
         cutoff = now - self.idle_ttl_seconds
@@ -246,7 +258,7 @@ class SQLiteStore:
 
 
 def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _dump_optional(value: Any) -> str | None:
