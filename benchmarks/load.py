@@ -61,6 +61,7 @@ def main() -> int:
         asyncio.run(run_load(base_url, WARM_UP_SHOPPERS, 2, deadline_seconds=300))
         processes = _processes(server, redis_server)
         before = _cpu(processes)
+        after: dict[str, float] = {}
         fault = _fault(args, server, redis_server)
         print(f"{args.shoppers} shoppers x {args.turns} turns", file=sys.stderr)
         result = asyncio.run(
@@ -71,9 +72,9 @@ def main() -> int:
                 deadline_seconds=args.deadline,
                 on_turn=fault.at_turn if fault else None,
                 trace=args.trace,
+                on_shopped=lambda: after.update(_cpu(processes)),
             )
         )
-        after = _cpu(processes)
     report = _report(args, result, before, after, fault)
     report["respond"] = _respond_cpu(args)
     print(json.dumps(report, indent=2))

@@ -96,6 +96,7 @@ class ShopperRun:
     answers: list[dict[str, Any]] = field(default_factory=list)  # the turn records received
     latencies: list[float] = field(default_factory=list)  # seconds, turns answered 200 at once
     failed_requests: int = 0  # non-200 answers and dropped connections, each settled after
+    failures: list[str] = field(default_factory=list)  # what each failed request got
     recovered: int = 0  # failed turns found recorded on reading the session back
     resent: int = 0  # failed turns found absent and sent again
     workers: set[str] = field(default_factory=set)  # X-Worker of the answers
@@ -130,6 +131,7 @@ class LoadResult:
             "latency_p50_ms": round(self.latency_ms(0.50), 1),
             "latency_p99_ms": round(self.latency_ms(0.99), 1),
             "failed_requests": sum(r.failed_requests for r in self.runs),
+            "failures": sorted({f for r in self.runs for f in r.failures})[:5],
             "recovered_turns": sum(r.recovered for r in self.runs),
             "resent_turns": sum(r.resent for r in self.runs),
             "errors": len(self.errors),
@@ -148,10 +150,12 @@ async def run_load(
     deadline_seconds: float = 600.0,
     on_turn: Progress | None = None,
     trace: bool = False,
+    on_shopped: Callable[[], None] | None = None,
 ) -> LoadResult:
-    """`shoppers` concurrent shoppers, `turns` turns each, then every session read back."""
+    """`shoppers` concurrent shoppers, `turns` turns each, then every session read back
+    (`on_shopped` is called in between: the benchmark reads CPU times there)."""
     limits = httpx.Limits(max_connections=shoppers + 10, max_keepalive_connections=shoppers + 10)
-    timeout = httpx.Timeout(60.0, connect=10.0)
+    timeout = httpx.Timeout(180.0, connect=30.0)  # a loaded 2-core machine queues a while
     done = [0]
 
     async def turn_done() -> None:
@@ -167,6 +171,8 @@ async def run_load(
             deadline_seconds,
         )
         seconds = time.perf_counter() - began
+        if on_shopped is not None:
+            on_shopped()
         for run in runs:
             await _verify(client, run, turns)
     return LoadResult(runs, seconds)
@@ -212,6 +218,7 @@ async def _one_turn(
             run.problems.append(f"turn {number}: {_describe(response)}")
             return None
         run.failed_requests += 1
+        run.failures.append(_describe(response)[:80])
         await asyncio.sleep(_retry_after(response))
         recorded = await _recorded_turn(client, run, headers, number)
         if recorded is not None:
