@@ -22,19 +22,42 @@ from shopcopilot.bench.serving import ServedCopilot
 SHOPPERS, TURNS = 16, 5
 FAULT_AFTER = 20  # turns completed when the fault strikes
 DATABASES = itertools.cycle(range(1, 16))
+BACKENDS = ["sqlite", "redis"]
 
 
-@pytest.fixture(params=["sqlite", "redis"])
-def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "redis":
+def new_target(kind: str, folder: Path, request: pytest.FixtureRequest) -> str:
+    if kind == "redis":
         server: LocalRedis = request.getfixturevalue("redis_server")
-        url = f"redis://127.0.0.1:{server.port}/{next(DATABASES)}"  # a database of its own
-        yield url
-        client = redis.Redis.from_url(url)
+        return f"redis://127.0.0.1:{server.port}/{next(DATABASES)}"  # a database of its own
+    return str(folder / "sessions.sqlite3")
+
+
+def forget(target: str) -> None:
+    if target.startswith("redis://"):
+        client = redis.Redis.from_url(target)
         client.flushdb()
         client.close()
-    else:
-        yield str(tmp_path / "sessions.sqlite3")
+
+
+@pytest.fixture(params=BACKENDS)
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    target = new_target(request.param, tmp_path, request)
+    yield target
+    forget(target)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def served(
+    request: pytest.FixtureRequest,
+    hand_catalog: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ServedCopilot, str]]:
+    """One server per back end for the tests that do not break it."""
+    folder = tmp_path_factory.mktemp(f"served-{request.param}")
+    target = new_target(request.param, folder, request)
+    with serve(hand_catalog, folder, target) as server:
+        yield server, target
+    forget(target)
 
 
 def serve(hand_catalog: Path, tmp_path: Path, store: str, workers: int = 2) -> ServedCopilot:
@@ -66,17 +89,17 @@ def assert_sqlite_intact(store: str) -> None:
     assert all(turns == recorded == version - 1 for turns, recorded, version in per_session)
 
 
-def test_any_worker_serves_any_turn(hand_catalog: Path, tmp_path: Path, store_target: str) -> None:
-    with serve(hand_catalog, tmp_path, store_target) as server:
-        result = asyncio.run(run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240))
+def test_any_worker_serves_any_turn(served: tuple[ServedCopilot, str]) -> None:
+    server, target = served
+    result = asyncio.run(run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240))
     assert_clean(result)
     assert result.summary()["workers_seen"] == 2
     assert any(len(run.workers) == 2 for run in result.runs)  # one session, both workers
-    assert_sqlite_intact(store_target)
+    assert_sqlite_intact(target)
 
 
 def test_turns_sent_at_once_for_one_session_run_one_after_another(
-    hand_catalog: Path, tmp_path: Path, store_target: str
+    served: tuple[ServedCopilot, str],
 ) -> None:
     messages = [f"red cotton shirt number {n}" for n in range(6)]
 
@@ -89,8 +112,7 @@ def test_turns_sent_at_once_for_one_session_run_one_after_another(
             )
             return list(responses), (await client.get(f"/api/sessions/{session_id}")).json()
 
-    with serve(hand_catalog, tmp_path, store_target) as server:
-        responses, summary = asyncio.run(all_at_once(server.base_url))
+    responses, summary = asyncio.run(all_at_once(served[0].base_url))
     assert [r.status_code for r in responses] == [200] * 6
     turns = [r.json() for r in responses]
     assert sorted(t["turn"] for t in turns) == [1, 2, 3, 4, 5, 6]
