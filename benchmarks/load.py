@@ -118,13 +118,12 @@ class Fault:
             return
         self.notes["after_turns"] = done
         if self.kind == "kill-worker":
-            victim = min(self.server.worker_pids())
+            before = frozenset(self.server.worker_pids())
+            victim = min(before)
             self.server.kill_worker(victim)
             self.notes["killed_worker"] = victim
             began = time.monotonic()
-            await asyncio.to_thread(
-                self.server.wait_for_workers, 1, 300, frozenset(self.server.worker_pids())
-            )
+            await asyncio.to_thread(self.server.wait_for_workers, 1, 300, before)
             self.notes["replacement_serving_after_s"] = round(time.monotonic() - began, 1)
         elif self.redis is not None:
             self.notes["redis_away_s"] = round(await asyncio.to_thread(self.redis.restart), 2)

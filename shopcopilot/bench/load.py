@@ -209,7 +209,9 @@ async def _one_turn(
     path = f"/api/sessions/{run.session_id}/messages" + ("?trace=true" if trace else "")
     for _ in range(SETTLE_ATTEMPTS):
         began = time.perf_counter()
-        response = await _send(client, "POST", path, headers, json={"message": message})
+        response = await _send(
+            client, "POST", path, headers, json={"message": message}, errors=run.failures
+        )
         if response is not None and response.status_code == 200:
             run.latencies.append(time.perf_counter() - began)
             run.workers.add(response.headers.get("x-worker", "?"))
@@ -218,7 +220,8 @@ async def _one_turn(
             run.problems.append(f"turn {number}: {_describe(response)}")
             return None
         run.failed_requests += 1
-        run.failures.append(_describe(response)[:80])
+        if response is not None:
+            run.failures.append(_describe(response)[:80])
         await asyncio.sleep(_retry_after(response))
         recorded = await _recorded_turn(client, run, headers, number)
         if recorded is not None:
@@ -276,12 +279,20 @@ def _gist(record: dict[str, Any]) -> tuple:
 
 
 async def _send(
-    client: httpx.AsyncClient, method: str, path: str, headers: dict[str, str], **kwargs: Any
+    client: httpx.AsyncClient,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    errors: list[str] | None = None,
+    **kwargs: Any,
 ) -> httpx.Response | None:
-    """The response, or None when the connection failed (a worker killed mid-request)."""
+    """The response, or None when the connection failed (a worker killed mid-request); the
+    failure's kind goes to `errors`."""
     try:
         return await client.request(method, path, headers=headers, **kwargs)
-    except httpx.TransportError:
+    except httpx.TransportError as exc:
+        if errors is not None:
+            errors.append(f"connection failed: {type(exc).__name__}")
         return None
 
 

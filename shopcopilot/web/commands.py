@@ -25,6 +25,10 @@ from .defaults import (
 from .store import DEFAULT_IDLE_TTL_SECONDS, DEFAULT_MAX_SESSIONS, is_redis, open_store
 
 BROWSER_WAIT_SECONDS = 120.0
+# Longer than the usual load balancer's idle timeout (60 s) and clients' pools (httpx: 5 s),
+# so the other side closes an idle connection first and never sends a request on one a
+# worker has just closed (uvicorn's 5 s default races with them).
+KEEP_ALIVE_SECONDS = 65
 
 
 @click.command("serve")
@@ -157,7 +161,12 @@ def serve(
     # environment.
     os.environ.update(settings.to_env())
     uvicorn.run(
-        "shopcopilot.web.app:app_from_env", factory=True, host=host, port=port, workers=workers
+        "shopcopilot.web.app:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
     )
 
 
