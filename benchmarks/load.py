@@ -75,8 +75,11 @@ def main() -> int:
                 on_shopped=lambda: after.update(_cpu(processes)),
             )
         )
+        # The agent alone, and the web service without HTTP, on the same messages, in this
+        # process (the server is idle by now).
+        respond = _respond_cpu(args, redis_server.url if redis_server else None)
     report = _report(args, result, before, after, fault)
-    report["respond"] = _respond_cpu(args)
+    report["respond"] = respond
     print(json.dumps(report, indent=2))
     if args.output:
         args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -177,28 +180,51 @@ def _report(args, result: LoadResult, before, after, fault: Fault | None) -> dic
     return report
 
 
-def _respond_cpu(args) -> dict[str, float]:
-    """CPU per turn of the agent itself on the same shoppers' messages, in this process: the
-    official respond() and the web's fully traced turn."""
+def _respond_cpu(args, redis_url: str | None) -> dict[str, float]:
+    """CPU per turn on the same shoppers' messages, in this process: the official respond(),
+    the fully traced turn, and the web service's light turn without HTTP (reading and writing
+    the session store: the same Redis when the run used one, else a fresh SQLite file)."""
     from shopcopilot.agent import FOR_PEOPLE, Agent
+    from shopcopilot.web.sessions import SessionService, TurnPlan
+    from shopcopilot.web.store import open_store
 
     agent = Agent(args.catalog, settings=FOR_PEOPLE, warm_up=False)
     agent.warm_up()
     shoppers = [Shopper(n) for n in range(args.shoppers)]
-    timings = {}
-    for name in ("respond", "respond_traced"):
-        began = time.process_time()
-        for shopper in shoppers:
-            session = f"{name}-{shopper.number}"
+    with tempfile.TemporaryDirectory() as folder:
+        store = open_store(redis_url or Path(folder) / "service.sqlite3")
+        service = SessionService(agent, store)
+
+        def served(shopper: Shopper) -> None:
+            session_id = service.create({})["session_id"]
+            for message in shopper.messages(args.turns):
+                service.run_turn(session_id, lambda _, m=message: TurnPlan(m, trace=False))
+
+        def direct(shopper: Shopper, traced: bool) -> None:
+            session = f"direct-{shopper.number}"
             agent.reset(session, {})
             for turn, message in enumerate(shopper.messages(args.turns), 1):
-                if name == "respond":
-                    agent.respond(session, message, turn)
-                else:
+                if traced:
                     agent.respond_traced(session, message, turn)
+                else:
+                    agent.respond(session, message, turn)
             agent.forget(session)
-        turns = len(shoppers) * args.turns
-        timings[f"cpu_ms_per_turn_{name}"] = round(1000 * (time.process_time() - began) / turns, 2)
+
+        runs = {
+            "respond": lambda shopper: direct(shopper, False),
+            "respond_traced": lambda shopper: direct(shopper, True),
+            "service_light_turn": served,
+        }
+        timings = {}
+        for name, run in runs.items():
+            began = time.process_time()
+            for shopper in shoppers:
+                run(shopper)
+            used = time.process_time() - began
+            timings[f"cpu_ms_per_turn_{name}"] = round(
+                1000 * used / (len(shoppers) * args.turns), 2
+            )
+        store.close()
     return timings
 
 
