@@ -116,13 +116,15 @@ class Fault:
         self.kind, self.at, self.server, self.redis = kind, at, server, redis
         self.notes: dict[str, Any] = {}
 
-    async def at_turn(self, done: int) -> None:
-        if done != self.at:
+    async def at_turn(self, done: int, worker: str | None) -> None:
+        if done < self.at or self.notes:
             return
+        if self.kind == "kill-worker" and worker is None:
+            return  # wait for a turn a worker answered: that worker is busy serving
         self.notes["after_turns"] = done
         if self.kind == "kill-worker":
             before = frozenset(self.server.worker_pids())
-            victim = min(before)
+            victim = int(worker) if worker else min(before)
             self.server.kill_worker(victim)
             self.notes["killed_worker"] = victim
             began = time.monotonic()

@@ -93,8 +93,8 @@ def test_any_worker_serves_any_turn(served: tuple[ServedCopilot, str]) -> None:
     server, target = served
     result = asyncio.run(run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240))
     assert_clean(result)
-    assert result.summary()["workers_seen"] == 2
-    assert any(len(run.workers) == 2 for run in result.runs)  # one session, both workers
+    assert len(result.summary()["turns_per_worker"]) == 2
+    assert any(len(set(run.workers)) == 2 for run in result.runs)  # one session, both workers
     assert_sqlite_intact(target)
 
 
@@ -129,21 +129,21 @@ def test_a_worker_killed_mid_load_loses_no_completed_turn(
     with serve(hand_catalog, tmp_path, store_target) as server:
         pids = server.worker_pids()
         assert len(pids) == 2
-        victim = min(pids)
-        killed = []
+        killed: list[int] = []
 
-        async def fault(done: int) -> None:
-            if done == FAULT_AFTER:
-                server.kill_worker(victim)
-                killed.append(done)
+        async def fault(done: int, worker: str | None) -> None:
+            if done >= FAULT_AFTER and worker is not None and not killed:
+                server.kill_worker(int(worker))  # one that is serving right now
+                killed.append(int(worker))
 
         result = asyncio.run(
             run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240, on_turn=fault)
         )
         # uvicorn's supervisor starts a new worker in the killed one's place
-        replacement = server.wait_for_workers(1, 120, avoid=frozenset({victim}) | pids)
-    assert killed == [FAULT_AFTER]
-    assert replacement and victim not in replacement
+        replacement = server.wait_for_workers(1, 120, avoid=frozenset(pids))
+    assert len(killed) == 1 and killed[0] in pids
+    assert replacement and not replacement & pids
+    assert str(killed[0]) in result.summary()["turns_per_worker"]
     assert_clean(result)
     assert_sqlite_intact(store_target)
 
@@ -155,7 +155,7 @@ def test_redis_restarted_mid_load_loses_no_completed_turn(
         with serve(hand_catalog, tmp_path, redis_server.url) as server:
             restarts = []
 
-            async def fault(done: int) -> None:
+            async def fault(done: int, worker: str | None) -> None:
                 if done == FAULT_AFTER:
                     restarts.append(await asyncio.to_thread(redis_server.restart))
 

@@ -15,6 +15,7 @@ import asyncio
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,7 +100,7 @@ class ShopperRun:
     failures: list[str] = field(default_factory=list)  # what each failed request got
     recovered: int = 0  # failed turns found recorded on reading the session back
     resent: int = 0  # failed turns found absent and sent again
-    workers: set[str] = field(default_factory=set)  # X-Worker of the answers
+    workers: list[str] = field(default_factory=list)  # X-Worker of each answer at once
     problems: list[str] = field(default_factory=list)
 
 
@@ -135,12 +136,13 @@ class LoadResult:
             "recovered_turns": sum(r.recovered for r in self.runs),
             "resent_turns": sum(r.resent for r in self.runs),
             "errors": len(self.errors),
-            "workers_seen": len(set().union(*(r.workers for r in self.runs))),
+            "turns_per_worker": dict(Counter(w for r in self.runs for w in r.workers)),
         }
 
 
-# Called with the number of turns completed so far, after each one (fault injection).
-Progress = Callable[[int], Awaitable[None]]
+# Called after each turn with the number completed so far and the worker that answered the
+# last one, if one did at once (fault injection).
+Progress = Callable[[int, str | None], Awaitable[None]]
 
 
 async def run_load(
@@ -158,10 +160,10 @@ async def run_load(
     timeout = httpx.Timeout(180.0, connect=30.0)  # a loaded 2-core machine queues a while
     done = [0]
 
-    async def turn_done() -> None:
+    async def turn_done(worker: str | None) -> None:
         done[0] += 1
         if on_turn is not None:
-            await on_turn(done[0])
+            await on_turn(done[0], worker)
 
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=timeout) as client:
         runs = [ShopperRun(Shopper(n)) for n in range(shoppers)]
@@ -193,9 +195,10 @@ async def _shop(
         record = await _one_turn(client, run, headers, message, len(said), trace)
         if record is None:
             return
+        answered_at_once = len(run.latencies) == len(run.answers) + 1  # not settled later
         run.answers.append(record)
         run.problems.extend(cross_talk(record["state"], run.shopper, said))
-        await turn_done()
+        await turn_done(run.workers[-1] if answered_at_once else None)
 
 
 async def _one_turn(
@@ -214,7 +217,7 @@ async def _one_turn(
         )
         if response is not None and response.status_code == 200:
             run.latencies.append(time.perf_counter() - began)
-            run.workers.add(response.headers.get("x-worker", "?"))
+            run.workers.append(response.headers.get("x-worker", "?"))
             return response.json()
         if response is not None and response.status_code not in RETRY_STATUSES:
             run.problems.append(f"turn {number}: {_describe(response)}")
