@@ -482,3 +482,19 @@ def test_serve_refuses_an_empty_catalog(workdir: Path, tmp_path: Path) -> None:
     empty.write_text("", encoding="utf-8")
     result = CliRunner().invoke(main, ["serve", "--no-browser", "--catalog", str(empty)])
     assert result.exit_code == 1 and "empty" in result.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        (["--session-store", "postgres://db/sessions"], "unknown session store scheme 'postgres'"),
+        (["--session-store", "redis://127.0.0.1:1/0"], "unreachable"),
+        (["--rate-limit", "lots"], "not of the form COUNT/PERIOD"),
+        (["--max-message-chars", "0"], "--max-message-chars"),
+    ],
+)
+def test_serve_refuses_a_bad_store_or_limit_by_name(
+    workdir: Path, arguments: list[str], reason: str
+) -> None:
+    result = CliRunner().invoke(main, ["serve", "--no-browser", *arguments])
+    assert result.exit_code == 2 and reason in result.output, result.output
