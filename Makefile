@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test lint typecheck bench-real bench-index clean
+.PHONY: install install-dev demo test lint typecheck bench-real bench-index bench-load clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,7 +30,7 @@ demo: $(RUNTIME_STAMP)
 	$(BIN)/shopcopilot serve $(if $(CI),--no-browser,)
 
 # What CI runs: the checks first (fast), then the suite.
-test: lint typecheck browser-deps
+test: lint typecheck browser-deps redis-deps
 	$(BIN)/python -m pytest
 
 lint: $(DEV_STAMP)
@@ -46,6 +46,10 @@ bench-real: $(DEV_STAMP)
 
 bench-index: $(DEV_STAMP)
 	$(BIN)/python benchmarks/index_bench.py
+
+# 200 shoppers x 5 turns against `serve --workers 2` with a Redis store (docs/benchmarks.md).
+bench-load: $(DEV_STAMP) redis-deps
+	$(BIN)/python benchmarks/load.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
@@ -63,4 +67,19 @@ browser-deps:
 			|| echo "browser-deps: could not install chromium: browser tests will be skipped"; \
 	else \
 		echo "browser-deps: /usr/bin/chromium missing and not root: browser tests will be skipped"; \
+	fi
+
+# Debian's redis-server for the Redis session-store tests (they start their own on a free port).
+# Installs only when missing and we are root; never prompts. Without it those tests skip.
+.PHONY: redis-deps
+redis-deps:
+	@if command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ]; then \
+		echo "redis-deps: redis-server present"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q redis-server \
+			|| { apt-get update -q && apt-get install -y -q redis-server; } \
+			|| echo "redis-deps: could not install redis-server: Redis tests will be skipped"; \
+	else \
+		echo "redis-deps: redis-server missing and not root: Redis tests will be skipped"; \
 	fi

@@ -129,10 +129,13 @@ class Agent:
         turn: int | None = None,
         top_k: int = 10,
         on_event: EventSink | None = None,
+        detailed: bool = True,
     ) -> TurnResult:
-        """One turn through every stage; `on_event` receives each stage's trace event as it ends."""
+        """One turn through every stage; `on_event` receives each stage's trace event as it ends.
+        Without `detailed` the trace keeps each stage's timing and summary only, as respond()
+        does, and the response is the same."""
         response, state, diff, tracer = self._turn(
-            session_id, user_message, turn, top_k, on_event, detailed=True
+            session_id, user_message, turn, top_k, on_event, detailed=detailed
         )
         return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
 

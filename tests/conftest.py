@@ -6,6 +6,7 @@
 - `synthetic_catalog`, `synthetic_cache`, `synthetic_index`: one generated catalog of
   realistic shape, indexed once per run for the modules that read it.
 - `lexicon`, `play`: a small category lexicon and a helper that plays messages into a state.
+- `redis_server`: a private redis-server (Debian's binary) on a free port, or a skip naming why.
 - `shared_data`: the folder of real records (../shared/data), or a skip. It is the only way
   a test reaches the real records, and only tests marked `shared` may use it.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from shopcopilot.bench.local_redis import LocalRedis, redis_server_binary
 from shopcopilot.catalog.synth import write_catalog as write_synthetic_catalog
 from shopcopilot.index import CatalogIndex, open_index
 from shopcopilot.paths import shared_data_dir
@@ -85,6 +87,19 @@ def no_model_resolver() -> Iterator[None]:
         for name in ("BASE_URL", "MODEL", "API_KEY", "TIMEOUT"):
             patch.delenv(f"SHOPCOPILOT_LLM_{name}", raising=False)
         yield
+
+
+# --- a Redis server -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRedis]:
+    """A redis-server of our own on a free loopback port, append-only file on; skipped with the
+    reason when the binary is missing (`make redis-deps` installs it)."""
+    if redis_server_binary() is None:
+        pytest.skip("redis-server is not installed (`make redis-deps`, or apt-get install it)")
+    with LocalRedis(tmp_path_factory.mktemp("redis")) as server:
+        yield server
 
 
 # --- hand-written catalogs -----------------------------------------------------------------------

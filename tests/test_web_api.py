@@ -18,13 +18,6 @@ from shopcopilot.bench.official import score_recommendations
 from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
 from shopcopilot.cli import main
 from shopcopilot.web.app import WebSettings, create_app
-from shopcopilot.web.store import (
-    ExpiredSession,
-    SessionConflict,
-    SessionStore,
-    UnknownSession,
-    UnknownTurn,
-)
 
 STAGES = ["state", "retrieve", "rank", "dialogue", "respond"]
 ITEMS = [  # (kind, department, leaf, material)
@@ -77,8 +70,9 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def settings_for(workdir: Path, store_name: str = "sessions.sqlite3", **overrides) -> WebSettings:
     values = {
         "catalog_path": workdir / "catalog.jsonl",
-        "store_path": workdir / store_name,
+        "session_store": workdir / store_name,
         "demo_generated": 4,
+        "rate_limit": "off",  # one test client sends hundreds of requests
         **overrides,
     }
     return WebSettings(**values)
@@ -333,43 +327,6 @@ def test_the_session_idle_longest_is_evicted_at_the_cap(workdir: Path) -> None:
         assert client.get(f"/api/sessions/{newest}").status_code == 200
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_store_expiry_conflicts_and_turns(tmp_path: Path) -> None:
-    clock = FakeClock()
-    store = SessionStore(tmp_path / "s.sqlite3", idle_ttl_seconds=60, max_sessions=10, clock=clock)
-    store.create("a", {"p": 1}, {"state": 0})
-    stored = store.get("a")
-    assert (stored.version, stored.turns, stored.profile) == (1, 0, {"p": 1})
-    assert store.save_turn("a", 1, 1, {"state": 1}, {"turn": 1}) == 2
-    with pytest.raises(SessionConflict):
-        store.save_turn("a", 1, 1, {"state": "stale"}, {"turn": 1})
-    assert store.get("a").agent_data == {"state": 1}
-    assert store.turn("a", 1) == {"turn": 1}
-    with pytest.raises(UnknownTurn):
-        store.turn("a", 2)
-    clock.now += 59
-    assert store.get("a").turns == 1  # reading counts as activity
-    clock.now += 61
-    with pytest.raises(ExpiredSession):
-        store.get("a")
-    with pytest.raises(UnknownSession):
-        store.get("a")
-
-
-def test_store_settings_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="idle_ttl_seconds"):
-        SessionStore(tmp_path / "x.sqlite3", idle_ttl_seconds=0)
-    with pytest.raises(ValueError, match="max_sessions"):
-        SessionStore(tmp_path / "x.sqlite3", max_sessions=0)
-
-
 # ---- demo mode
 # ------------------------------------------------------------------------------------------
 
@@ -479,12 +436,15 @@ def test_settings_survive_the_trip_through_the_environment(
 ) -> None:
     settings = WebSettings(
         catalog_path=tmp_path / "c.jsonl",
-        store_path=tmp_path / "s.sqlite3",
+        session_store="redis://127.0.0.1:6390/2",
         idle_ttl_seconds=90.0,
         max_sessions=7,
         demo_sessions_path=tmp_path / "d.jsonl",
         demo_generated=5,
         demo_seed=3,
+        rate_limit="20/second",
+        max_message_chars=500,
+        max_body_bytes=4096,
     )
     for key, value in settings.to_env().items():
         monkeypatch.setenv(key, value)
@@ -522,3 +482,19 @@ def test_serve_refuses_an_empty_catalog(workdir: Path, tmp_path: Path) -> None:
     empty.write_text("", encoding="utf-8")
     result = CliRunner().invoke(main, ["serve", "--no-browser", "--catalog", str(empty)])
     assert result.exit_code == 1 and "empty" in result.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        (["--session-store", "postgres://db/sessions"], "unknown session store scheme 'postgres'"),
+        (["--session-store", "redis://127.0.0.1:1/0"], "unreachable"),
+        (["--rate-limit", "lots"], "not of the form COUNT/PERIOD"),
+        (["--max-message-chars", "0"], "--max-message-chars"),
+    ],
+)
+def test_serve_refuses_a_bad_store_or_limit_by_name(
+    workdir: Path, arguments: list[str], reason: str
+) -> None:
+    result = CliRunner().invoke(main, ["serve", "--no-browser", *arguments])
+    assert result.exit_code == 2 and reason in result.output, result.output

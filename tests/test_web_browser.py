@@ -97,7 +97,10 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
         app = create_app(
             WebSettings(
-                catalog_path=catalog, store_path=root / "sessions.sqlite3", demo_generated=3
+                catalog_path=catalog,
+                session_store=root / "sessions.sqlite3",
+                demo_generated=3,
+                rate_limit="off",
             )
         )
         port = free_port()

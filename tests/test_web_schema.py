@@ -53,7 +53,10 @@ def api_schema(
         "".join(json.dumps(product_record(n)) + "\n" for n in range(15)), encoding="utf-8"
     )
     web_settings = WebSettings(
-        catalog_path=catalog, store_path=root / "sessions.sqlite3", demo_generated=3
+        catalog_path=catalog,
+        session_store=root / "sessions.sqlite3",
+        demo_generated=3,
+        rate_limit="off",
     )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))

@@ -4,7 +4,8 @@ controller.
     create_app(settings) -> FastAPI     # `shopcopilot serve` runs it with uvicorn
     app_from_env() -> FastAPI           # the same, configured by SHOPCOPILOT_WEB_* (for --workers)
 
-The agent is built once per process, in the lifespan; sessions live in SQLite.
+The agent is built once per process, in the lifespan; sessions live in the session store
+(SQLite or Redis, store.py), so any worker process serves any turn of any session.
 """
 
 from __future__ import annotations
@@ -20,16 +21,19 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import fastapi_offline
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
+from starlette import types as asgi
 
 from ..paths import cache_dir, resolve_catalog
 from . import schemas
+from .defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_MESSAGE_CHARS, DEFAULT_RATE_LIMIT
 from .demo import (
     DemoController,
     DemoError,
@@ -38,16 +42,20 @@ from .demo import (
     NotADemoRun,
     UnknownDemoSession,
 )
+from .guards import BodyLimit, RateLimit, RateLimited
 from .sessions import SessionService, TurnPlan
 from .store import (
     DEFAULT_IDLE_TTL_SECONDS,
     DEFAULT_MAX_SESSIONS,
     ExpiredSession,
+    SessionBusy,
     SessionConflict,
-    SessionStore,
     StoredSession,
+    StoreUnavailable,
     UnknownSession,
     UnknownTurn,
+    is_redis,
+    open_store,
 )
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -55,30 +63,47 @@ STATIC_DIR = Path(__file__).parent / "static"
 DOCS_ASSETS_DIR = Path(fastapi_offline.__file__).parent / "static"
 DOCS_ASSETS_URL = "/docs/assets"
 STORE_FILE = "web-sessions.sqlite3"
+RETRY_AFTER_UNAVAILABLE = 1  # seconds: a Redis restart takes about that
 log = logging.getLogger("shopcopilot.web")
 
 
 @dataclass(frozen=True, slots=True)
 class WebSettings:
     catalog_path: Path | None = None  # None: the embedded default (synthetic) catalog
-    store_path: Path | None = None  # None: web-sessions.sqlite3 in the cache directory
+    # redis://HOST:PORT/DB, sqlite:///PATH or a path; None: web-sessions.sqlite3 in the cache
+    session_store: str | Path | None = None
     idle_ttl_seconds: float = DEFAULT_IDLE_TTL_SECONDS
     max_sessions: int = DEFAULT_MAX_SESSIONS
     demo_sessions_path: Path | None = None
     demo_generated: int = 12
     demo_seed: int = 0
+    rate_limit: str = DEFAULT_RATE_LIMIT  # per client address; "off" for none
+    max_message_chars: int = DEFAULT_MESSAGE_CHARS
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    def __post_init__(self) -> None:
+        ceiling = schemas.MAX_MESSAGE_CHARS
+        if not 1 <= self.max_message_chars <= ceiling:
+            raise ValueError(
+                f"max_message_chars must be 1 to {ceiling}, got {self.max_message_chars}"
+            )
+        if self.max_body_bytes < 1024:
+            raise ValueError(f"max_body_bytes must be at least 1024, got {self.max_body_bytes}")
 
     def to_env(self) -> dict[str, str]:
         """The settings as SHOPCOPILOT_WEB_* variables, read back by `from_env` in worker
         processes."""
         values = {
             "CATALOG": self.catalog_path,
-            "STORE": self.store_path,
+            "SESSION_STORE": self.session_store,
             "IDLE_TTL": self.idle_ttl_seconds,
             "MAX_SESSIONS": self.max_sessions,
             "DEMO_SESSIONS": self.demo_sessions_path,
             "DEMO_GENERATED": self.demo_generated,
             "DEMO_SEED": self.demo_seed,
+            "RATE_LIMIT": self.rate_limit,
+            "MAX_MESSAGE_CHARS": self.max_message_chars,
+            "MAX_BODY_BYTES": self.max_body_bytes,
         }
         return {
             f"SHOPCOPILOT_WEB_{key}": str(value)
@@ -94,15 +119,21 @@ class WebSettings:
             value = env.get(f"SHOPCOPILOT_WEB_{key}")
             return Path(value) if value else None
 
+        def value(key: str, default: Any) -> Any:
+            return type(default)(env.get(f"SHOPCOPILOT_WEB_{key}", default))
+
         defaults = cls()
         return cls(
             catalog_path=path("CATALOG"),
-            store_path=path("STORE"),
-            idle_ttl_seconds=float(env.get("SHOPCOPILOT_WEB_IDLE_TTL", defaults.idle_ttl_seconds)),
-            max_sessions=int(env.get("SHOPCOPILOT_WEB_MAX_SESSIONS", defaults.max_sessions)),
+            session_store=env.get("SHOPCOPILOT_WEB_SESSION_STORE") or None,
+            idle_ttl_seconds=value("IDLE_TTL", defaults.idle_ttl_seconds),
+            max_sessions=value("MAX_SESSIONS", defaults.max_sessions),
             demo_sessions_path=path("DEMO_SESSIONS"),
-            demo_generated=int(env.get("SHOPCOPILOT_WEB_DEMO_GENERATED", defaults.demo_generated)),
-            demo_seed=int(env.get("SHOPCOPILOT_WEB_DEMO_SEED", defaults.demo_seed)),
+            demo_generated=value("DEMO_GENERATED", defaults.demo_generated),
+            demo_seed=value("DEMO_SEED", defaults.demo_seed),
+            rate_limit=value("RATE_LIMIT", defaults.rate_limit),
+            max_message_chars=value("MAX_MESSAGE_CHARS", defaults.max_message_chars),
+            max_body_bytes=value("MAX_BODY_BYTES", defaults.max_body_bytes),
         )
 
 
@@ -114,6 +145,8 @@ class WebContext:
     agent: Any
     service: SessionService
     demo: DemoController
+    rate_limit: RateLimit
+    max_message_chars: int
 
 
 def build_context(settings: WebSettings) -> WebContext:
@@ -122,11 +155,8 @@ def build_context(settings: WebSettings) -> WebContext:
     catalog_path = resolve_catalog(settings.catalog_path)
     # Warmed once the server is up.
     agent = Agent(catalog_path=catalog_path, settings=FOR_PEOPLE, warm_up=False)
-    store = SessionStore(
-        settings.store_path or cache_dir() / STORE_FILE,
-        idle_ttl_seconds=settings.idle_ttl_seconds,
-        max_sessions=settings.max_sessions,
-    )
+    target = settings.session_store or cache_dir() / STORE_FILE
+    store = open_store(target, settings.idle_ttl_seconds, settings.max_sessions)
     service = SessionService(agent, store)
     demo = DemoController(
         service,
@@ -134,7 +164,8 @@ def build_context(settings: WebSettings) -> WebContext:
             catalog_path, settings.demo_sessions_path, settings.demo_generated, settings.demo_seed
         ),
     )
-    return WebContext(catalog_path, agent, service, demo)
+    rate_limit = RateLimit.parse(settings.rate_limit, str(target) if is_redis(target) else None)
+    return WebContext(catalog_path, agent, service, demo, rate_limit, settings.max_message_chars)
 
 
 def create_app(settings: WebSettings | None = None) -> FastAPI:
@@ -148,6 +179,7 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
         # startup path, so the first chat or demo request does not wait for them.
         threading.Thread(target=_warm_up, args=(app.state.web,), daemon=True).start()
         yield
+        app.state.web.service.store.close()
 
     app = FastAPI(
         title="Shopping Copilot",
@@ -158,11 +190,31 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
         redoc_url=None,
     )
     _add_error_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(WorkerHeader)
     app.include_router(router)
+    app.include_router(service_router)
     app.include_router(docs_router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.mount(DOCS_ASSETS_URL, StaticFiles(directory=DOCS_ASSETS_DIR), name="docs-assets")
     return app
+
+
+class WorkerHeader:
+    """ASGI middleware: `X-Worker: <pid>` on every response, so an operator (or a test) can
+    see which worker process answered."""
+
+    def __init__(self, app: asgi.ASGIApp) -> None:
+        self.app = app
+        self.header = (b"x-worker", str(os.getpid()).encode())
+
+    async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
+        async def tagged(message: asgi.Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), self.header]
+            await send(message)
+
+        await self.app(scope, receive, tagged if scope["type"] == "http" else send)
 
 
 def app_from_env() -> FastAPI:
@@ -180,13 +232,20 @@ def _warm_up(web: WebContext) -> None:
 API_DESCRIPTION = """
 A conversational product-search agent with an explicit, revisable model of what the shopper wants.
 
-**Sessions** live in a SQLite store: every completed turn is written there, so a restarted server
-(or any other worker process) continues a session where it stopped. A session idle for longer than
-the configured time expires (`410`, then `404`). The number of live sessions is capped: creating
-one more **evicts the session idle the longest** (its next request gets `404`).
+**Sessions** live in a session store (SQLite, or Redis for several machines): every completed turn
+is written there, so a restarted server (or any other worker process) continues a session where it
+stopped. A session idle for longer than the configured time expires (`410`, then `404`). The number
+of live sessions is capped: creating one more **evicts the session idle the longest** (its next
+request gets `404`).
 
 **Turns** come back as one JSON body (`POST .../messages`) or as server-sent events
 (`POST .../messages/stream`): one `stage` event per pipeline stage as it finishes, then `turn`.
+`POST .../messages` keeps each stage's timing and summary only, unless asked for `?trace=true`;
+the stream always sends the whole pipeline. Two turns sent at once for one session run one after
+the other (the second waits, up to 15 s, then gets `409`).
+
+**Limits**: requests per client address (`429` with `Retry-After`), the message's length (`422`),
+the request body's size (`413`). A store that cannot be reached answers `503` with `Retry-After`.
 
 **Demo mode** plays a benchmark session: a simulated customer (official or natural protocol)
 talks to the agent one step at a time. Only the demo controller knows the target.
@@ -199,6 +258,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "The session changed meanwhile, or the demo run cannot step",
     },
     410: {"model": schemas.ErrorBody, "description": "The session expired"},
+    429: {"model": schemas.ErrorBody, "description": "Too many requests from this client"},
+    503: {"model": schemas.ErrorBody, "description": "The session store is unreachable"},
 }
 # One server-sent event (OpenAPI 3.2's `itemSchema`, which FastAPI emits for event streams).
 STREAM_EVENT_SCHEMA = {
@@ -232,16 +293,25 @@ _STATUS_FOR_ERROR: dict[type[Exception], int] = {
     UnknownDemoSession: 404,
     ExpiredSession: 410,
     SessionConflict: 409,
+    SessionBusy: 409,
     NotADemoRun: 409,
     DemoFinished: 409,
     DemoError: 409,
+    RateLimited: 429,
+    StoreUnavailable: 503,
 }
 
 
 def _add_error_handlers(app: FastAPI) -> None:
     async def as_json(request: Request, exc: Exception) -> JSONResponse:
         status = next(code for kind, code in _STATUS_FOR_ERROR.items() if isinstance(exc, kind))
-        return JSONResponse({"detail": str(exc)}, status_code=status)
+        headers = {}
+        if isinstance(exc, RateLimited):
+            headers["Retry-After"] = str(exc.retry_after)
+        elif isinstance(exc, StoreUnavailable):
+            headers["Retry-After"] = str(RETRY_AFTER_UNAVAILABLE)
+            log.warning("%s", exc)
+        return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
 
     for kind in _STATUS_FOR_ERROR:
         app.add_exception_handler(kind, as_json)
@@ -250,17 +320,46 @@ def _add_error_handlers(app: FastAPI) -> None:
 # ---- routes
 # ---------------------------------------------------------------------------------------------
 
-router = APIRouter()
-SessionId = Annotated[
-    str, PathParam(min_length=1, max_length=100, description="A session id from POST /api/sessions")
-]
-
 
 def web(request: Request) -> WebContext:
     return request.app.state.web
 
 
 Web = Annotated[WebContext, Depends(web)]
+
+
+def rate_limited(ctx: Web, request: Request) -> None:
+    """Counts the request against its client's limit (429 over it)."""
+    ctx.rate_limit.check(request.client.host if request.client else "unknown")
+
+
+# Every API route counts against the client's rate limit, except the health check.
+router = APIRouter(dependencies=[Depends(rate_limited)])
+service_router = APIRouter()
+SessionId = Annotated[
+    str, PathParam(min_length=1, max_length=100, description="A session id from POST /api/sessions")
+]
+
+
+def checked_message(ctx: Web, body: schemas.NewMessage) -> schemas.NewMessage:
+    """The message, within this server's length limit (a 422 like the schema's own otherwise)."""
+    limit = ctx.max_message_chars
+    if len(body.message) > limit:
+        raise RequestValidationError(
+            [
+                {
+                    "type": "string_too_long",
+                    "loc": ("body", "message"),
+                    "msg": f"String should have at most {limit} characters",
+                    "input": f"({len(body.message)} characters)",
+                    "ctx": {"max_length": limit},
+                }
+            ]
+        )
+    return body
+
+
+Message = Annotated[schemas.NewMessage, Depends(checked_message)]
 
 
 # Streaming endpoints check in dependencies: once a stream has begun, its status can no longer be a
@@ -281,7 +380,7 @@ def index_page() -> FileResponse:
     return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/api/health", response_model=schemas.Health, tags=["service"])
+@service_router.get("/api/health", response_model=schemas.Health, tags=["service"])
 def health(ctx: Web) -> dict[str, Any]:
     return {
         "status": "ok",
@@ -340,9 +439,20 @@ def get_turn(
     responses=ERRORS,
     tags=["sessions"],
 )
-def send_message(ctx: Web, session_id: SessionId, body: schemas.NewMessage) -> dict[str, Any]:
+def send_message(
+    ctx: Web,
+    session_id: SessionId,
+    body: Message,
+    trace: Annotated[
+        bool,
+        Query(
+            description="Also the stages' detailed outputs (the page's pipeline view); "
+            "without it each stage keeps its timing and summary only"
+        ),
+    ] = False,
+) -> dict[str, Any]:
     """The shopper says something; the agent answers (one JSON body when the turn is done)."""
-    return ctx.service.run_turn(session_id, _chat_plan(body))
+    return ctx.service.run_turn(session_id, _chat_plan(body, trace))
 
 
 @router.post(
@@ -352,7 +462,7 @@ def send_message(ctx: Web, session_id: SessionId, body: schemas.NewMessage) -> d
     tags=["sessions"],
 )
 async def send_message_streamed(
-    ctx: Web, stored: Annotated[StoredSession, Depends(live_session)], body: schemas.NewMessage
+    ctx: Web, stored: Annotated[StoredSession, Depends(live_session)], body: Message
 ) -> AsyncIterator[ServerSentEvent]:
     """As POST .../messages, but each pipeline stage is sent as it finishes."""
     async for event in _stream_turn(ctx.service, stored.session_id, _chat_plan(body)):
@@ -448,8 +558,8 @@ def redoc(request: Request) -> HTMLResponse:
     )
 
 
-def _chat_plan(body: schemas.NewMessage) -> Callable[[StoredSession], TurnPlan]:
-    return lambda stored: TurnPlan(body.message, body.top_k)
+def _chat_plan(body: schemas.NewMessage, trace: bool = True) -> Callable[[StoredSession], TurnPlan]:
+    return lambda stored: TurnPlan(body.message, body.top_k, trace)
 
 
 async def _stream_turn(

@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MAX_MESSAGE_CHARS = 2000
+from .defaults import DEFAULT_MESSAGE_CHARS, MAX_MESSAGE_CHARS
+
 MAX_TOP_K = 50
 
 
@@ -35,7 +36,8 @@ class NewMessage(StrictBody):
         max_length=MAX_MESSAGE_CHARS,
         pattern=r"\S",
         description=(
-            f"What the shopper says: 1 to {MAX_MESSAGE_CHARS} characters, not only whitespace."
+            f"What the shopper says: 1 to {DEFAULT_MESSAGE_CHARS} characters (or the server's "
+            f"configured limit, at most {MAX_MESSAGE_CHARS}), not only whitespace."
         ),
     )
     top_k: int = Field(
