@@ -17,7 +17,7 @@ import argparse
 import time
 from collections import defaultdict
 
-from shopcopilot.agent import Agent
+from shopcopilot.agent import FOR_PEOPLE, Agent
 from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
 from shopcopilot.bench.sessions_io import load_sessions
 
@@ -58,11 +58,18 @@ def main() -> None:
     parser.add_argument(
         "--stages", action="store_true", help="also report per-stage times (a second run)"
     )
+    parser.add_argument(
+        "--people",
+        action="store_true",
+        help="the web page's and chat's settings (FOR_PEOPLE: the full list, meaning beside "
+        "the words); SHOPCOPILOT_DENSE=0 or 1 then compares without and with product vectors",
+    )
     args = parser.parse_args()
     sessions = load_sessions(args.sessions)
     data = load_bench_data(args.catalog, sessions)
     started = time.perf_counter()
-    agent = Timed(Agent(args.catalog, warm_up=False))
+    people = {"settings": FOR_PEOPLE} if args.people else {}
+    agent = Timed(Agent(args.catalog, warm_up=False, **people))
     built = time.perf_counter() - started
     agent.agent.warm_up()
     warmed = time.perf_counter() - started - built

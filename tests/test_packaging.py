@@ -45,6 +45,8 @@ def test_a_plain_install_serves_and_plots_are_an_extra() -> None:
     runtime = names(PYPROJECT["dependencies"])
     assert {"fastapi", "uvicorn", "fastapi-offline", "filelock", "platformdirs"} <= runtime
     assert "matplotlib" not in runtime
+    # Product vectors by default (numpy only); the transformer is an extra, never the runtime.
+    assert "wordllama" in runtime and not {"torch", "sentence-transformers"} & runtime
     extras = PYPROJECT["optional-dependencies"]
     assert names(extras["report"]) == {"matplotlib"}
     assert "matplotlib" in names(extras["dev"]) and extras["web"] == []

@@ -369,13 +369,14 @@ def eval_understanding_command(
     the annotated corpus; writes DIR/understanding.json and DIR/misses.jsonl."""
     import json
 
-    from ..agent import Agent
+    from ..agent import FOR_PEOPLE, Agent
     from . import understanding
 
     cases = understanding.load_corpus(corpus or understanding.CORPUS_DIR, split)
     if not cases:
         raise BenchError(f"the {split} split of the corpus is empty")
-    agent = Agent(_understanding_catalog(catalog), warm_up=False)
+    # What a person typing gets (the web page's and chat's settings).
+    agent = Agent(_understanding_catalog(catalog), settings=FOR_PEOPLE, warm_up=False)
     records = understanding.real_records()
     if not records:
         click.echo(

@@ -445,6 +445,7 @@ class FirstItems:
     n: int = 0
     copilot: int = 0
     bm25: int = 0
+    dense: int = 0  # the nearest product in meaning, when the index has vectors
 
     def add(self, agent: Any, turn: Turn, response: Mapping[str, Any]) -> None:
         items = [turn.expect["item"], *turn.expect.get("item_alternatives", [])]
@@ -454,12 +455,17 @@ class FirstItems:
         self.n += 1
         self.copilot += _is_kind(agent, shown, wanted)
         self.bm25 += _is_kind(agent, searched, wanted)
+        vectors = getattr(agent, "vectors", None)
+        if vectors is not None:
+            nearest = vectors.nearest(vectors.query(turn.user), 1)
+            self.dense += _is_kind(agent, [agent.features.asins[r] for r in nearest], wanted)
 
     def to_dict(self) -> dict[str, Any]:
         def rate(hits: int) -> float:
             return round(hits / self.n, 4) if self.n else 0.0
 
-        return {"n": self.n, "copilot": rate(self.copilot), "bm25": rate(self.bm25)}
+        rates = {"n": self.n, "copilot": rate(self.copilot), "bm25": rate(self.bm25)}
+        return rates | ({"dense": rate(self.dense)} if self.dense else {})
 
 
 def _is_kind(agent: Any, asins: list[str], wanted: set[str]) -> bool:
@@ -503,7 +509,9 @@ def report_table(summary: Mapping[str, Any]) -> Any:
     first = summary["first_item_right_kind"]
     table.caption = (
         f"first product the right kind of item: copilot {first['copilot']:.3f}, "
-        f"plain BM25 over the words {first['bm25']:.3f} ({first['n']} utterances)"
+        f"plain BM25 over the words {first['bm25']:.3f}"
+        + (f", nearest in meaning {first['dense']:.3f}" if "dense" in first else "")
+        + f" ({first['n']} utterances)"
     )
     for column in ("slot", "precision", "recall", "F1", "exact", "n"):
         table.add_column(column, justify="left" if column == "slot" else "right")

@@ -22,6 +22,7 @@ from .catalog_index import (
 )
 from .categoriser import describe
 from .query import Filters, Hit
+from .vectors import dense_enabled, load_encoder, load_or_build, vectors_path
 
 TITLE_CHARS = 70
 _CATALOG_HELP = "Catalog file (.jsonl or .jsonl.gz); default: the synthetic 50k catalog."
@@ -50,7 +51,20 @@ def build_command(catalog: Path | None, rebuild: bool) -> None:
     click.echo(f"products  {manifest['products']:,}")
     click.echo(f"built at  {manifest['built_at']}{_build_steps(manifest.get('timings_s', {}))}")
     click.echo(f"items     {describe(index.store, index.path)}")
+    click.echo(f"vectors   {_vectors_line(index)}")
     click.echo(f"ready in  {time.perf_counter() - started:.2f} s")
+
+
+def _vectors_line(index) -> str:
+    """Build (or check) the product vectors now, so the first turn does not wait for them."""
+    if not dense_enabled():
+        return "off (SHOPCOPILOT_DENSE=0)"
+    encoder = load_encoder()
+    vectors = load_or_build(index.store, index.path, encoder, progress=True)
+    if vectors is None or encoder is None:
+        return "none: words alone (see the notice above)"
+    size = vectors_path(index.path, encoder).stat().st_size / 1e6
+    return f"{encoder.name}, {len(vectors):,} x {encoder.dim}, {size:.1f} MB"
 
 
 def _build_steps(timings: dict[str, float]) -> str:

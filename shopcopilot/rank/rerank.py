@@ -66,6 +66,9 @@ class RankWeights:
     anchor: float = 1.5  # "more like that one": all of same leaf, shared details, close price
     turned_down_brand: float = 0.5  # "none of these": other brands first
     size_words: float = 0.3  # "too big": products that say small
+    # Cosine of the product's vector to the shopper's words (index/vectors.py), when there are
+    # vectors: meaning the words miss ("keep my feet dry" and waterproof).
+    semantic: float = 0.0
 
 
 @dataclass(slots=True)
@@ -175,6 +178,8 @@ class Columns:
     def total(self) -> np.ndarray:
         p = self.parts
         tie_breaks = p["lexical"] + p["popularity"] + p["rating"] + p["profile"]
+        if "semantic" in p:
+            tie_breaks = tie_breaks + p["semantic"]
         return (
             p["category"]
             + p["fragments"]
@@ -195,11 +200,13 @@ def rerank(
     explain_top: int = 10,
     exclude: frozenset[str] | set[str] = frozenset(),
     limit: int | None = None,
+    semantic: np.ndarray | None = None,
 ) -> Ranking:
     """The candidates (feature-store `rows`, with their `lexical` scores) scored and sorted, without
     `exclude` (ids already shown), the best `limit` of them (None: all); the first `explain_top`
     carry their evidence and parts (`Ranking.explain` adds more). Excluded products still count
-    in the word statistics."""
+    in the word statistics. `semantic` is each candidate's cosine to the shopper's words, when
+    the index has vectors."""
     needs = requirements(state)
     fragments = state.active_fragments()
     stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
@@ -209,6 +216,8 @@ def rerank(
     probes = prepare_fragments(fragments, batch)
     top_lexical = float(lexical.max()) if len(lexical) else 0.0
     columns = score_columns(needs, probes, batch, lexical / (top_lexical or 1.0), weights)
+    if semantic is not None and weights.semantic:
+        columns.parts["semantic"] = weights.semantic * np.clip(semantic, 0.0, None)
     eligible = np.arange(len(rows))
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
@@ -415,4 +424,8 @@ def reason(scored: Scored) -> str:
     said = list(dict.fromkeys(scored.answers))
     if scored.evidence:
         said.append("matches " + ", ".join(dict.fromkeys(scored.evidence)))
-    return "; ".join(said) or "closest overall match to what you described"
+    if said:
+        return "; ".join(said)
+    if scored.parts.get("semantic", 0.0) > 0.0:
+        return "close in meaning to what you described"  # found by its vector, not its words
+    return "closest overall match to what you described"

@@ -29,6 +29,9 @@ class RetrievalSettings:
     # Index fields the agent does not search. Descriptions are long marketing text: searching
     # them cost a third of the search time and, on the tuning set, a little quality.
     skip_fields: tuple[str, ...] = ("description",)
+    # With product vectors: the products nearest the shopper's words in meaning join the
+    # candidates (with no lexical score), so a paraphrase can find what no word matches.
+    dense_window: int = 0
 
 
 @dataclass(slots=True)
@@ -112,6 +115,25 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
     found = [main, *map(_unscored, others)]
     out.rows, out.scores = _first_of_each(found)
     return out
+
+
+def meaning_text(state: ShoppingState) -> str:
+    """The shopper's own words for what they want this epoch, for the sentence encoder."""
+    parts = [
+        c.text or c.value
+        for c in state.active()
+        if c.attribute not in (Attribute.BUDGET, Attribute.SIZE)
+    ]
+    parts += [f.text for f in state.active_fragments()]
+    return " ".join(p for p in parts if p)
+
+
+def with_nearest(candidates: Candidates, store_rows: np.ndarray) -> Candidates:
+    """The candidates plus the rows nearest in meaning that the words did not find (score 0)."""
+    new = store_rows[~np.isin(store_rows, candidates.rows)]
+    candidates.rows = np.concatenate([candidates.rows, new.astype(np.int64)])
+    candidates.scores = np.concatenate([candidates.scores, np.zeros(len(new))])
+    return candidates
 
 
 def _unscored(hits: RowHits) -> RowHits:

