@@ -420,7 +420,9 @@ def web_url(server, synthetic_catalog, synthetic_cache, tmp_path_factory) -> Ite
         patch.setenv("SHOPCOPILOT_LLM_MODEL", "fake")
         patch.setenv("SHOPCOPILOT_LLM_TIMEOUT", str(TIMEOUT))
         settings = WebSettings(
-            catalog_path=synthetic_catalog, store_path=root / "sessions.sqlite3", demo_generated=3
+            catalog_path=synthetic_catalog,
+            session_store=root / "sessions.sqlite3",
+            demo_generated=3,
         )
         port = _free_port()
         web = uvicorn.Server(
