@@ -80,7 +80,7 @@ class Agent:
         self.index = index or open_index(catalog_path, progress=progress)
         self.lexicon = _lexicon(self.index)
         self.features = load_or_build(self.index.store, self.index.path, progress=progress)
-        self.vectors = _vectors(self.index, progress)
+        self.vectors = _vectors(self.index, self.settings, progress)
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
         _out_of_gc_reach()
@@ -176,8 +176,7 @@ class Agent:
 
     def _meaning(self, state: ShoppingState) -> np.ndarray | None:
         """The shopper's words as a vector, when the index has product vectors."""
-        uses = self.settings.ranking.semantic or self.settings.retrieval.dense_window
-        if self.vectors is None or not uses:
+        if self.vectors is None or not _uses_meaning(self.settings):
             return None
         text = meaning_text(state)
         words = self.vectors.query(text) if text else None
@@ -361,11 +360,16 @@ def _lexicon(index: CatalogIndex) -> Lexicon:
     return Lexicon(counts.paths, brands, counts.words, load_or_train(index.store, index.path))
 
 
-def _vectors(index: CatalogIndex, progress: bool) -> ProductVectors | None:
-    """The index's product vectors when dense is on (SHOPCOPILOT_DENSE) and the model loads."""
-    if not dense_enabled():
+def _vectors(index: CatalogIndex, settings: AgentSettings, progress: bool) -> ProductVectors | None:
+    """The index's product vectors when the settings use them (or SHOPCOPILOT_DENSE=1) and the
+    model loads."""
+    if not dense_enabled(used=_uses_meaning(settings)):
         return None
     return load_vectors(index.store, index.path, load_encoder(), progress=progress)
+
+
+def _uses_meaning(settings: AgentSettings) -> bool:
+    return bool(settings.ranking.semantic or settings.retrieval.dense_window)
 
 
 def _out_of_gc_reach() -> None:

@@ -129,18 +129,21 @@ def test_past_the_scan_size_meaning_only_reranks(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "default", "expected"),
+    ("value", "used", "expected"),
     [("", False, False), ("", True, True), ("0", True, False), ("1", False, True)],
 )
-def test_the_switch(monkeypatch, value, default, expected) -> None:
+def test_the_switch(monkeypatch, value, used, expected) -> None:
     monkeypatch.setenv("SHOPCOPILOT_DENSE", value)
-    assert dense_enabled(default) is expected
+    assert dense_enabled(used) is expected
 
 
 def test_the_agent_uses_vectors_only_when_switched_on(hand_catalog, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path))
     monkeypatch.setenv("SHOPCOPILOT_DENSE", "0")
-    assert Agent(hand_catalog, warm_up=False).vectors is None
+    assert Agent(hand_catalog, settings=FOR_PEOPLE, warm_up=False).vectors is None
+    monkeypatch.delenv("SHOPCOPILOT_DENSE")
+    assert Agent(hand_catalog, warm_up=False).vectors is None  # the benchmark's: words alone
+    assert Agent(hand_catalog, settings=FOR_PEOPLE, warm_up=False).vectors is not None
     monkeypatch.setenv("SHOPCOPILOT_DENSE", "1")
     agent = Agent(hand_catalog, settings=FOR_PEOPLE, warm_up=False)
     assert agent.vectors is not None

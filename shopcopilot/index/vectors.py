@@ -41,9 +41,6 @@ RECIPE = {
 }
 CHUNK = 4096  # products encoded at once: bounds memory at any catalog size
 DEFAULT_MODEL = "wordllama"
-# Loaded unless SHOPCOPILOT_DENSE=0; the agent's settings decide where they are used (the
-# benchmark's settings keep to the words, people's use meaning too: agent.FOR_PEOPLE).
-DENSE_BY_DEFAULT = True
 SCAN_MAX_BYTES = 256 << 20  # the float32 copy the nearest-in-meaning scan reads
 
 
@@ -99,9 +96,11 @@ ENCODERS: dict[str, type[WordLlamaEncoder] | type[MiniLMEncoder]] = {
 }
 
 
-def dense_enabled(default: bool = DENSE_BY_DEFAULT) -> bool:
-    value = os.environ.get("SHOPCOPILOT_DENSE", "").strip()
-    return default if value == "" else value not in {"0", "false", "no", "off"}
+def dense_enabled(used: bool = True) -> bool:
+    """Load product vectors? `SHOPCOPILOT_DENSE=0` never, `=1` always (ablations); unset, where
+    the settings use them (`used`): people's settings do, the benchmark's do not."""
+    value = os.environ.get("SHOPCOPILOT_DENSE", "").strip().lower()
+    return used if value == "" else value not in {"0", "false", "no", "off"}
 
 
 @lru_cache(maxsize=2)
