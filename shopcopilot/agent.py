@@ -237,7 +237,7 @@ class Agent:
     def _shown_facts(self, ids: list[str]) -> list[Shown]:
         """The facts a reference or critique of the products shown last needs, by position."""
         known = [(position, asin) for position, asin in enumerate(ids, 1)]
-        rows = [self.features.row_of.get(asin) for _, asin in known]
+        rows = [self.features.row_of(asin) for _, asin in known]
         present = [(p, a, r) for (p, a), r in zip(known, rows, strict=True) if r is not None]
         facets = self.features.facets([r for _, _, r in present])
         return [
