@@ -40,17 +40,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
 HEADING = "## A million products"
+END_MARK = "<!-- end of the table benchmarks/scale.py writes -->"
 STEPS = ("catalog", "build", "sessions", "serve")
 
 
 def main() -> None:
     args = _arguments()
     if args.step:
+        answer, sys.stdout = sys.stdout, sys.stderr  # the steps' own output is not the answer
         result = STEP_FUNCTIONS[args.step](args)
         result["peak_rss_mb"] = _peak_mb(resource.RUSAGE_SELF)
         if workers := _peak_mb(resource.RUSAGE_CHILDREN):
             result["largest_worker_peak_rss_mb"] = workers
-        print(json.dumps(result))
+        print(json.dumps(result), file=answer)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     steps = [s for s in STEPS if not (args.build_only and s in ("sessions", "serve"))]
@@ -178,6 +180,24 @@ def _targets_path(args: argparse.Namespace) -> Path:
     return _sessions_path(args).with_suffix(".targets.json")
 
 
+class Timed:
+    """The agent, with the CPU time of each respond() (this process, helper threads included):
+    on a shared machine the wall time also counts the waits for a core."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent, self.cpu_ms = agent, []
+
+    def reset(self, session_id: str, profile: Any) -> None:
+        self.agent.reset(session_id, profile)
+
+    def respond(self, session_id: str, message: str, turn: int, top_k: int) -> Any:
+        started = time.process_time()
+        try:
+            return self.agent.respond(session_id, message, turn, top_k)
+        finally:
+            self.cpu_ms.append((time.process_time() - started) * 1000)
+
+
 class KnownIds:
     """The catalog's ids for scoring, answered from the copilot's own id table: a set of a
     million strings would add the harness's memory to the copilot's."""
@@ -198,21 +218,22 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
     sessions = load_sessions(_sessions_path(args))
     targets = json.loads(_targets_path(args).read_text())
     harness_mb = _rss_mb()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     agent = Agent(_catalog_path(args), warm_up=False)
     agent.warm_up()  # as a server does before it accepts turns
     result: dict[str, Any] = {
         "startup_s": round(time.perf_counter() - started, 2),
+        "startup_cpu_s": round(time.process_time() - cpu, 2),
         "harness_rss_mb": harness_mb,
         "rss_after_startup_mb": _rss_mb(),
     }
     data = BenchData(str(_catalog_path(args)), KnownIds(agent.features.asins), targets)  # type: ignore[arg-type]
     first_turn = None
     for protocol in ("official", "natural"):
-        runs = []
+        runs, timed = [], Timed(agent)
         for session in sessions:
             runs.append(
-                run_session(agent, session, data, RunSettings(protocol=protocol, turn_timeout=None))
+                run_session(timed, session, data, RunSettings(protocol=protocol, turn_timeout=None))
             )
             if first_turn is None:
                 first_turn = runs[0].turns[0].latency_ms
@@ -222,6 +243,7 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
         result[protocol] = {
             **summarize(outcomes),
             "latency_ms": latency_summary(latencies),
+            "cpu_ms": latency_summary(timed.cpu_ms),
             "by_category": summarize_by(outcomes, lambda o, c=category_of: c[o.sample_id]),
             "first_hit_turns": dict(
                 sorted(Counter(str(o.first_hit_turn or "miss") for o in outcomes).items())
@@ -260,19 +282,22 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def write_docs(work: Path, command: str) -> None:
-    """Replaces the section under HEADING (or appends it) with the table of every size run."""
+    """Replaces the generated part of the section under HEADING (or appends the section); what
+    follows END_MARK there (the analysis, written by hand) is kept."""
     results = sorted(
         (json.loads(p.read_text()) for p in work.glob("scale-*.json")), key=lambda r: r["size"]
     )
-    section = render(results, command)
+    section = render(results, command) + "\n" + END_MARK
     text = DOCS.read_text(encoding="utf-8")
-    if HEADING in text:
-        before, rest = text.split(HEADING, 1)
-        after = rest[rest.find("\n## ") :] if "\n## " in rest else ""
-        text = before + section + after
+    if HEADING not in text:
+        DOCS.write_text(text.rstrip("\n") + "\n\n" + section + "\n", encoding="utf-8")
+        return
+    before, rest = text.split(HEADING, 1)
+    if END_MARK in rest:
+        after = rest.split(END_MARK, 1)[1]
     else:
-        text = text.rstrip("\n") + "\n\n" + section
-    DOCS.write_text(text, encoding="utf-8")
+        after = "\n" + rest[rest.find("\n## ") :] if "\n## " in rest else "\n"
+    DOCS.write_text(before + section + after, encoding="utf-8")
 
 
 def render(results: list[dict[str, Any]], command: str) -> str:
@@ -285,12 +310,13 @@ def render(results: list[dict[str, Any]], command: str) -> str:
             "index folder MB (features)",
             lambda r: f"{r['build']['disk_mb']} ({r['build']['features_mb']})",
         ),
-        ("copilot start-up s", lambda r: _serve(r, "startup_s")),
+        ("copilot start-up, wall s (CPU s)", _startup),
         ("RSS after start-up MB", lambda r: _serve(r, "rss_after_startup_mb")),
-        ("RSS after 2x200 sessions MB", lambda r: _serve(r, "rss_after_runs_mb")),
+        ("RSS after the sessions (both protocols) MB", lambda r: _serve(r, "rss_after_runs_mb")),
         ("serving peak RSS MB", lambda r: _serve(r, "peak_rss_mb")),
         ("first turn ms", lambda r: _serve(r, "first_turn_ms")),
-        ("respond() p50 / p95 / p99 ms", _latency),
+        ("respond() wall p50 / p95 / p99 ms", lambda r: _latency(r, "latency_ms")),
+        ("respond() CPU p50 / p95 / p99 ms", lambda r: _latency(r, "cpu_ms")),
         ("official TechnicalScore (HitRate)", lambda r: _score(r, "official")),
         ("natural TechnicalScore (HitRate)", lambda r: _score(r, "natural")),
     ]
@@ -336,13 +362,17 @@ def _serve(result: dict[str, Any], key: str) -> Any:
     return result["serve"][key]
 
 
+def _startup(result: dict[str, Any]) -> str:
+    return f"{result['serve']['startup_s']} ({result['serve']['startup_cpu_s']})"
+
+
 def _build_peak(result: dict[str, Any]) -> str:
     build = result["build"]
     return f"{build['peak_rss_mb']} ({build.get('largest_worker_peak_rss_mb', '-')})"
 
 
-def _latency(result: dict[str, Any]) -> str:
-    latency = result["serve"]["official"]["latency_ms"]
+def _latency(result: dict[str, Any], key: str) -> str:
+    latency = result["serve"]["official"][key]
     return f"{latency['p50_ms']:.1f} / {latency['p95_ms']:.1f} / {latency['p99_ms']:.1f}"
 
 
