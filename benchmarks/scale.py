@@ -161,14 +161,18 @@ def step_build(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def step_sessions(args: argparse.Namespace) -> dict[str, Any]:
-    from shopcopilot.bench.runner import load_bench_data
     from shopcopilot.bench.sessions import generate_sessions, write_session_set
+    from shopcopilot.index import open_index
 
     catalog = _catalog_path(args)
     sessions = generate_sessions(catalog, "iid", args.sessions, args.seed)
     path = write_session_set(_sessions_path(args), sessions)
-    data = load_bench_data(catalog, sessions)
-    _targets_path(args).write_text(json.dumps(data.target_records))
+    # The targets' records from the index store (the catalog's records, normalised), rather than
+    # a second pass over a million-line catalog.
+    store = open_index(catalog, progress=False).store
+    products = store.get_many(s.target_asin for s in sessions)
+    targets = {asin: product.to_record() for asin, product in products.items()}
+    _targets_path(args).write_text(json.dumps(targets))
     return {"sessions": len(sessions), "path": str(path)}
 
 
