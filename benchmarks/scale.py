@@ -8,8 +8,9 @@
 For each size, on the synthetic catalog (`catalog synth --seed 7`), each step runs in a child
 process so that its time and peak RSS are its own:
 
-- build: the index, its ranking features and the query categoriser, from nothing (or reused
-  when the cache folder already holds them: then only what is missing is built and timed);
+- build: the index, its ranking features, the query categoriser and the lexicon's counts, from
+  nothing (or reused when the cache folder already holds them: then only what is missing is
+  built and timed);
 - sessions: 200 generated iid sessions (seed 3) and their targets' records (harness only);
 - serve: a fresh process opens the copilot as a server does (start-up, warm-up), then plays
   the sessions in the official and the natural protocol: start-up and first-turn time,
@@ -137,6 +138,7 @@ def step_catalog(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def step_build(args: argparse.Namespace) -> dict[str, Any]:
+    from shopcopilot.agent import Agent
     from shopcopilot.index import open_index
     from shopcopilot.index.categoriser import ensure_trained
     from shopcopilot.index.features import features_folder
@@ -145,6 +147,8 @@ def step_build(args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     index = open_index(_catalog_path(args), progress=True)  # the index and its features
     ensure_trained(index.store, index.path)
+    # What a first start counts and caches beside the index (the lexicon's counts and store names).
+    Agent(_catalog_path(args), index=index, warm_up=False)
     seconds = time.perf_counter() - started
     usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return {
