@@ -169,6 +169,8 @@ def step_sessions(args: argparse.Namespace) -> dict[str, Any]:
     from shopcopilot.index import open_index
 
     catalog = _catalog_path(args)
+    if _sessions_path(args).exists() and _targets_path(args).exists():
+        return {"sessions": args.sessions, "path": str(_sessions_path(args)), "reused": True}
     sessions = generate_sessions(catalog, "iid", args.sessions, args.seed)
     path = write_session_set(_sessions_path(args), sessions)
     # The targets' records from the index store (the catalog's records, normalised), rather than
