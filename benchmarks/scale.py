@@ -255,9 +255,13 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
             "latency_ms": latency_summary(latencies),
             "cpu_ms": latency_summary(timed.cpu_ms),
             "by_category": summarize_by(outcomes, lambda o, c=category_of: c[o.sample_id]),
-            "first_hit_turns": dict(
-                sorted(Counter(str(o.first_hit_turn or "miss") for o in outcomes).items())
-            ),
+            "first_hit_turns": {
+                str(turn or "miss"): count
+                for turn, count in sorted(
+                    Counter(o.first_hit_turn for o in outcomes).items(),
+                    key=lambda item: item[0] or 99,  # misses last
+                )
+            },
         }
     result["first_turn_ms"] = round(first_turn or 0.0, 1)
     result["rss_after_runs_mb"] = _rss_mb()
@@ -357,6 +361,7 @@ def render(results: list[dict[str, Any]], command: str) -> str:
     for r in results:
         if "serve" in r:
             turns = r["serve"]["official"]["first_hit_turns"]
+            turns = dict(sorted(turns.items(), key=lambda t: int(t[0]) if t[0].isdigit() else 99))
             lines.append(f"- {r['size']:,}: " + ", ".join(f"{t}: {n}" for t, n in turns.items()))
     return "\n".join(lines) + "\n"
 
