@@ -236,6 +236,7 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
         "startup_cpu_s": round(time.process_time() - cpu, 2),
         "harness_rss_mb": harness_mb,
         "rss_after_startup_mb": _rss_mb(),
+        "anonymous_rss_after_startup_mb": _rss_mb("RssAnon"),
     }
     data = BenchData(str(_catalog_path(args)), KnownIds(agent.features.asins), targets)  # type: ignore[arg-type]
     first_turn = None
@@ -265,6 +266,7 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
         }
     result["first_turn_ms"] = round(first_turn or 0.0, 1)
     result["rss_after_runs_mb"] = _rss_mb()
+    result["anonymous_rss_after_runs_mb"] = _rss_mb("RssAnon")
     return result
 
 
@@ -276,10 +278,11 @@ STEP_FUNCTIONS = {
 }
 
 
-def _rss_mb() -> float:
-    """This process's resident memory now (VmRSS), in MB."""
+def _rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident memory now, in MB: all of it (VmRSS), or the part no file backs
+    (RssAnon: what the kernel cannot drop and re-read)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return round(int(line.split()[1]) / 1024, 1)
     return 0.0
 
@@ -327,6 +330,7 @@ def render(results: list[dict[str, Any]], command: str) -> str:
         ("copilot start-up, wall s (CPU s)", _startup),
         ("RSS after start-up MB", lambda r: _serve(r, "rss_after_startup_mb")),
         ("RSS after the sessions (both protocols) MB", lambda r: _serve(r, "rss_after_runs_mb")),
+        ("of which not file-backed MB", lambda r: _serve(r, "anonymous_rss_after_runs_mb")),
         ("serving peak RSS MB", lambda r: _serve(r, "peak_rss_mb")),
         ("first turn ms", lambda r: _serve(r, "first_turn_ms")),
         ("respond() wall p50 / p95 / p99 ms", lambda r: _latency(r, "latency_ms")),
