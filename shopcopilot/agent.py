@@ -76,7 +76,6 @@ class Agent:
         self.index.store.asins_for_rows([])  # the row -> id map every search uses
         is_english("warm")  # the spelling guard's dictionary
         self.features.warm_facets()  # what the question policy reads for every candidate pool
-        self.features.postings("words")  # what the reranker's word evidence reads
         _out_of_gc_reach()
 
     def with_settings(self, settings: AgentSettings) -> Agent:
