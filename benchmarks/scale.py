@@ -95,6 +95,12 @@ def _arguments() -> argparse.Namespace:
         help="catalogs, caches (cache-SIZE/) and results; reused between runs",
     )
     parser.add_argument("--docs", action="store_true", help="write the table into docs/")
+    parser.add_argument(
+        "--window-scale",
+        type=float,
+        default=1.0,
+        help="serve with the retrieval windows multiplied by this (an experiment; 1: defaults)",
+    )
     parser.add_argument("--step", choices=STEPS, help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -105,7 +111,7 @@ def _arguments() -> argparse.Namespace:
 def _child(args: argparse.Namespace, step: str, size: int) -> dict[str, Any]:
     command = [sys.executable, __file__, "--step", step, "--size", str(size), "--work"]
     command += [str(args.work), "--sessions", str(args.sessions), "--seed", str(args.seed)]
-    command += ["--catalog-seed", str(args.catalog_seed)]
+    command += ["--catalog-seed", str(args.catalog_seed), "--window-scale", str(args.window_scale)]
     env = {**os.environ, "SHOPCOPILOT_CACHE": str(args.work / f"cache-{size}")}
     started = time.perf_counter()
     done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, env=env)
@@ -229,9 +235,10 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
     targets = json.loads(_targets_path(args).read_text())
     harness_mb = _rss_mb()
     started, cpu = time.perf_counter(), time.process_time()
-    agent = Agent(_catalog_path(args), warm_up=False)
+    agent = Agent(_catalog_path(args), settings=_settings(args.window_scale), warm_up=False)
     agent.warm_up()  # as a server does before it accepts turns
     result: dict[str, Any] = {
+        "window_scale": args.window_scale,
         "startup_s": round(time.perf_counter() - started, 2),
         "startup_cpu_s": round(time.process_time() - cpu, 2),
         "harness_rss_mb": harness_mb,
@@ -268,6 +275,20 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
     result["rss_after_runs_mb"] = _rss_mb()
     result["anonymous_rss_after_runs_mb"] = _rss_mb("RssAnon")
     return result
+
+
+def _settings(window_scale: float) -> Any:
+    """The default settings, with every retrieval window multiplied by `window_scale`."""
+    from dataclasses import replace
+
+    from shopcopilot.agent import AgentSettings
+
+    settings = AgentSettings()
+    if window_scale == 1.0:
+        return settings
+    windows = ("base_window", "window_growth", "max_window")
+    scaled = {w: round(getattr(settings.retrieval, w) * window_scale) for w in windows}
+    return replace(settings, retrieval=replace(settings.retrieval, **scaled))
 
 
 STEP_FUNCTIONS = {
