@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test lint typecheck bench-real bench-index bench-load clean
+.PHONY: install install-dev demo test lint typecheck bench-real bench-index bench-load bench-scale clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -50,6 +50,11 @@ bench-index: $(DEV_STAMP)
 # 200 shoppers x 5 turns against `serve --workers 2` with a Redis store (docs/benchmarks.md).
 bench-load: $(DEV_STAMP) redis-deps
 	$(BIN)/python benchmarks/load.py
+
+# 50k and 1M products: build, memory, disk, latency and quality, into docs/benchmarks.md.
+# Generates the 1M catalog on first use (about 8 minutes) and builds its index (minutes).
+bench-scale: $(DEV_STAMP)
+	nice -n 10 $(BIN)/python benchmarks/scale.py --docs
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -95,7 +95,6 @@ class Agent:
         self.index.store.asins_for_rows([])  # the row -> id map every search uses
         is_english("warm")  # the spelling guard's dictionary
         self.features.warm_facets()  # what the question policy reads for every candidate pool
-        self.features.postings("words")  # what the reranker's word evidence reads
         _out_of_gc_reach()
 
     def with_settings(self, settings: AgentSettings) -> Agent:
@@ -182,11 +181,11 @@ class Agent:
         words = self.vectors.query(text) if text else None
         anchor = state.anchor()
         products = anchor.products if anchor else []
-        rows = [self.features.row_of[a] for a in products if a in self.features.row_of]
-        if not rows:
+        rows = self.features.rows(products)
+        if not len(rows):
             return words
         # "More like that one": stay near the product pointed at, and near what was said.
-        liked = self.vectors.mean(np.array(rows))
+        liked = self.vectors.mean(rows)
         return liked if words is None else self.vectors.mean_of(words, liked)
 
     def _retrieve(self, tracer: Tracer, state: ShoppingState, meaning: np.ndarray | None):
@@ -307,7 +306,7 @@ class Agent:
     def _shown_facts(self, ids: list[str]) -> list[Shown]:
         """The facts a reference or critique of the products shown last needs, by position."""
         known = [(position, asin) for position, asin in enumerate(ids, 1)]
-        rows = [self.features.row_of.get(asin) for _, asin in known]
+        rows = [self.features.row_of(asin) for _, asin in known]
         present = [(p, a, r) for (p, a), r in zip(known, rows, strict=True) if r is not None]
         facets = self.features.facets([r for _, _, r in present])
         titles = [_title(self.features, row) for _, _, row in present]

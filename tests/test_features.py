@@ -1,9 +1,7 @@
-"""The ranking feature store: built once per index (in parallel slices), saved, reloaded,
-rebuilt."""
+"""The ranking feature store: built once per index (in parallel slices, written as column files),
+memory-mapped, rebuilt when damaged or from other code."""
 
 from __future__ import annotations
-
-import pickle
 
 import numpy as np
 import pytest
@@ -65,16 +63,18 @@ def test_postings_order_rows_as_numpys_stable_argsort_of_their_ids():
     assert postings.rows.tolist() == np.argsort(ids, kind="stable").tolist()
 
 
-def test_parallel_slices_equal_one_build(index, monkeypatch):
+def test_parallel_slices_equal_one_build(index, monkeypatch, tmp_path):
     monkeypatch.setattr(F, "SLICE_ROWS", len(index.store))
-    whole = F.build_features(index.store)  # one slice, in this process
+    (tmp_path / "whole").mkdir()
+    whole = F.load_or_build(index.store, tmp_path / "whole")  # one slice, in this process
     monkeypatch.setattr(F, "SLICE_ROWS", 250)
     monkeypatch.setattr(F, "PARALLEL_MIN_ROWS", 0)
-    sliced = F.build_features(index.store)
-    assert sliced.asins == whole.asins == index.store.ids()
-    assert sliced.text == whole.text and sliced.lead == whole.lead
-    words = {i: w for w, i in whole.word_id.items()}
-    sliced_words = {i: w for w, i in sliced.word_id.items()}
+    (tmp_path / "sliced").mkdir()
+    sliced = F.load_or_build(index.store, tmp_path / "sliced")
+    assert list(sliced.asins) == list(whole.asins) == index.store.ids()
+    assert sliced.text[:] == whole.text[:] and sliced.lead[:] == whole.lead[:]
+    words = dict(enumerate(whole.word_id))
+    sliced_words = dict(enumerate(sliced.word_id))
     for row in range(0, len(whole), 37):
         assert sorted(words[i] for i in whole.words.row(row)) == sorted(
             sliced_words[i] for i in sliced.words.row(row)
@@ -83,10 +83,43 @@ def test_parallel_slices_equal_one_build(index, monkeypatch):
     assert np.array_equal(whole.price, sliced.price, equal_nan=True)
 
 
+@pytest.mark.parametrize("chunk", [F.POSTING_CHUNK_IDS, 1, 997])  # 1: a row at a time
+def test_written_postings_equal_those_inverted_in_memory(index, monkeypatch, tmp_path, chunk):
+    monkeypatch.setattr(F, "POSTING_CHUNK_IDS", chunk)
+    monkeypatch.setattr(F, "SLICE_ROWS", 300)
+    written = F.load_or_build(index.store, tmp_path)
+    for name in ("words", "category_stems", *F.LIST_FACETS):
+        ragged = written.lists[name] if name in written.lists else getattr(written, name)
+        id_count = len(written.value_names) if name in written.lists else len(written.word_id)
+        expected = F.Postings.of(ragged, id_count)
+        assert np.array_equal(written.postings(name).ptr, expected.ptr), name
+        assert np.array_equal(written.postings(name).rows, expected.rows), name
+
+
+def test_keys_find_each_key_and_nothing_else():
+    names = ["b", "a", "ab", "abc", "B0012", "zz", "é", ""]
+    keys = F.Keys.of(names)
+    assert [keys.get(n) for n in names] == list(range(len(names)))
+    assert [keys[i] for i in range(len(names))] == names == list(keys)
+    for absent in ("c", "abcd", "a" * 10, "aa", "\0", "b\0"):
+        assert keys.get(absent) is None and absent not in keys
+    assert keys.numbers(["zz", "nope", "a"]).tolist() == [5, 1]
+    assert sorted(names, key=lambda n: keys.rank[keys.get(n)]) == sorted(names)
+    assert F.Keys.of([]).get("a") is None and len(F.Keys.of([])) == 0
+
+
+def test_opened_columns_are_mapped_from_the_index_folder(index):
+    features = F.load_or_build(index.store, index.path)
+    for column in (features.words.ids, features.price, features.asins.raw, features.codes["leaf"]):
+        assert not column.flags.owndata and not column.flags.writeable
+    assert features.postings("words") is features.postings("words")
+    assert type(features.text).__name__ == "mmap"
+
+
 def test_facets_are_the_stored_attributes(index):
     features = F.load_or_build(index.store, index.path)
     for asin in index.store.ids()[::97]:
-        row = features.row_of[asin]
+        row = features.row_of(asin)
         attributes, product = index.store.attributes(asin), index.store.get(asin)
         facets = features.facets([row])[0]
         assert facets.colors == attributes.colors and facets.sizes == attributes.sizes
@@ -130,7 +163,8 @@ def test_remembered_phrase_finds_equal_a_fresh_search(index, monkeypatch):
 def test_holders_of_a_words_forms_are_every_row_holding_any_form(index, monkeypatch, cache_bytes):
     monkeypatch.setattr(F, "HOLDERS_CACHE_BYTES", cache_bytes)
     features = F.load_or_build(index.store, index.path)
-    ids = tuple(features.word_id[w] for w in ("dress", "dresses") if w in features.word_id)
+    found = (features.word_id.get(w) for w in ("dress", "dresses"))
+    ids = tuple(i for i in found if i is not None)
     assert ids
     every_row = np.arange(len(features))
     for _ in range(2):  # fresh, then remembered (or rebuilt)
@@ -140,32 +174,44 @@ def test_holders_of_a_words_forms_are_every_row_holding_any_form(index, monkeypa
         ]
 
 
-def test_saved_features_are_reused_and_a_corrupt_file_is_rebuilt(index):
-    first = F.load_or_build(index.store, index.path)
-    saved = index.path / f"{F.FEATURES_PREFIX}{F.features_version()}.pkl"
-    assert saved.is_file()
-    again = F.load_or_build(index.store, index.path)
-    assert again.asins == first.asins and again.text == first.text
-    saved.write_bytes(b"not a pickle")
-    rebuilt = F.load_or_build(index.store, index.path)
-    assert rebuilt.asins == first.asins
-    with saved.open("rb") as handle:
-        assert pickle.load(handle)["asins"] == first.asins
+def test_saved_features_are_reused_and_a_damaged_file_is_rebuilt(index, monkeypatch, tmp_path):
+    # In a folder of its own: other tests' agents map the index folder's files.
+    first = F.load_or_build(index.store, tmp_path)
+    saved = F.features_folder(tmp_path)
+    assert (saved / F.FEATURES_META).is_file()
+    built = F.build_features
+    monkeypatch.setattr(F, "build_features", lambda *a, **k: pytest.fail("built again"))
+    again = F.load_or_build(index.store, tmp_path)
+    assert list(again.asins) == list(first.asins) and again.text[:] == first.text[:]
+    asins, word_ids = list(first.asins), first.words.ids.copy()
+    del first, again  # their maps of the file damaged below would fault when read
+    with (saved / "words-ids").open("r+b") as handle:
+        handle.truncate(8)  # a damaged column: its size no longer matches the meta file
+    calls = []
+    monkeypatch.setattr(F, "build_features", lambda *a, **k: calls.append(1) or built(*a, **k))
+    rebuilt = F.load_or_build(index.store, tmp_path)
+    assert calls == [1] and list(rebuilt.asins) == asins
+    assert np.array_equal(rebuilt.words.ids, word_ids)
 
 
 def test_features_from_older_code_are_removed(index):
-    stale = index.path / f"{F.FEATURES_PREFIX}000000000000.pkl"
-    stale.write_bytes(b"old")
-    current = index.path / f"{F.FEATURES_PREFIX}{F.features_version()}.pkl"
-    current.unlink(missing_ok=True)
+    stale_folder = index.path / f"{F.FEATURES_PREFIX}000000000000"
+    stale_folder.mkdir(exist_ok=True)
+    (stale_folder / "words-ids").write_bytes(b"old")
+    stale_pickle = index.path / f"{F.FEATURES_PREFIX}000000000001.pkl"
+    stale_pickle.write_bytes(b"old")
+    current = F.features_folder(index.path)
+    (current / F.FEATURES_META).unlink(missing_ok=True)
     F.load_or_build(index.store, index.path)
-    assert current.is_file() and not stale.exists()
+    assert (current / F.FEATURES_META).is_file()
+    assert not stale_folder.exists() and not stale_pickle.exists()
 
 
 def test_ensure_built_builds_once_without_loading(index, monkeypatch):
-    path = index.path / f"{F.FEATURES_PREFIX}{F.features_version()}.pkl"
-    path.unlink(missing_ok=True)
+    meta = F.features_folder(index.path) / F.FEATURES_META
+    meta.unlink(missing_ok=True)
     F.ensure_built(index.store, index.path)
-    assert path.is_file()
+    assert meta.is_file() and F.is_written(index.store, index.path)
     monkeypatch.setattr(F, "load_or_build", lambda *a, **k: pytest.fail("rebuilt or loaded again"))
+    monkeypatch.setattr(F, "build_features", lambda *a, **k: pytest.fail("rebuilt"))
     F.ensure_built(index.store, index.path)

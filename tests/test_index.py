@@ -29,6 +29,7 @@ from shopcopilot.index import (
     Occur,
     Query,
     UnsupportedQueryError,
+    features,
     open_index,
     phrase,
     terms,
@@ -310,6 +311,19 @@ def test_index_is_reused_until_the_catalog_changes(
     assert changed.fingerprint != first.fingerprint
     assert top_ids(changed, "capybara") == ["NEW01"]
     assert not first.path.exists()  # the build of the old contents is pruned
+
+
+def test_the_ranking_features_are_written_with_the_index_and_again_when_missing(
+    cache: Path, tmp_path: Path, hand_records: Records, write_catalog: WriteCatalog
+) -> None:
+    catalog = write_catalog(tmp_path / "c.jsonl", hand_records[:6])
+    index = open_index(catalog, progress=False)
+    assert features.is_written(index.store, index.path)  # no agent has asked for them yet
+    shutil.rmtree(features.features_folder(index.path))  # as after a change to their code
+    again = open_index(catalog, progress=False)
+    assert again.path == index.path and features.is_written(again.store, again.path)
+    opened = features.load_or_build(again.store, again.path)
+    assert list(opened.asins) == again.store.ids()
 
 
 def test_prune_deletes_only_what_this_version_cannot_open(

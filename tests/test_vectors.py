@@ -188,3 +188,16 @@ def test_the_fingerprint_names_the_model_and_the_index() -> None:
     assert one == vectors_module.fingerprint("model-a", Path("/elsewhere/index-1"))
     assert one != vectors_module.fingerprint("model-b", Path("index-1"))
     assert one != vectors_module.fingerprint("model-a", Path("index-2"))
+
+
+def test_more_like_that_one_is_read_with_meaning(hand_catalog, tmp_path, monkeypatch) -> None:
+    """The pointed-at product's vector joins the words' (the turn once crashed on it)."""
+    monkeypatch.setenv("SHOPCOPILOT_CACHE", str(tmp_path))
+    agent = Agent(hand_catalog, settings=FOR_PEOPLE, warm_up=False)
+    agent.reset("s")
+    shown = [card["parent_asin"] for card in agent.respond("s", "a parka", 1)["recommendations"]]
+    assert shown[:3] and all(asin.startswith("PARKA") for asin in shown[:3])
+    cards = agent.respond("s", "more like the second one", 2)["recommendations"]
+    state = agent.export_session("s")
+    assert state["critiques"] and state["critiques"][-1]["products"] == [shown[1]]
+    assert len(cards) == 10 and not {card["parent_asin"] for card in cards} & set(shown)

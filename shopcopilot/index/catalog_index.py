@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from .. import paths
 from ..catalog.loader import CatalogError
 from ..workers import progress_counter
+from . import features
 from .build import MANIFEST_FILE, build_index, build_lock
 from .derived import attributes_version
 from .errors import CorruptIndexError
@@ -87,15 +88,22 @@ def open_index(
     parts = fingerprint_parts(catalog_sha256(catalog, root / HASH_CACHE_FILE))
     fingerprint = index_fingerprint(parts)
     folder = root / fingerprint
-    if not rebuild and (index := _open_existing(folder, catalog, progress, announce=True)):
+    index = None if rebuild else _open_existing(folder, catalog, progress, announce=True)
+    if index is not None and features.is_written(index.store, folder):
         return index
+    built = False
     with build_lock(root, fingerprint):
         # Another process may have finished the build while this one waited for the lock.
-        if not rebuild and (index := _open_existing(folder, catalog, progress, announce=False)):
-            return index
-        build_index(catalog, folder, parts, progress=progress)
-    _prune_older_builds(root, catalog, parts)
-    return CatalogIndex.load(folder, catalog, progress=progress)
+        if index is None and not rebuild:
+            index = _open_existing(folder, catalog, progress, announce=False)
+        if index is None:
+            build_index(catalog, folder, parts, progress=progress)
+            index, built = CatalogIndex.load(folder, catalog, progress=progress), True
+        # The ranking features belong to the index: written now, in slices, never on a turn.
+        features.ensure_written(index.store, folder, progress=progress)
+    if built:
+        _prune_older_builds(root, catalog, parts)
+    return index
 
 
 def fingerprint_parts(catalog_sha: str) -> dict[str, Any]:

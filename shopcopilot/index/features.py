@@ -2,10 +2,13 @@
 
 A turn scores a few hundred candidates. Decoding each one's JSON and tokenising
 its text at query time cost more than the scoring itself, so that work is done
-once per catalog: each product's distinct words (as ids), its token text for
-phrase tests, its canonical attribute values and its numbers are saved beside
-the index and loaded in a fraction of a second. Scoring then gathers the
-candidates' rows (see `gather`), and the reranker works on whole columns.
+once per catalog, while the index is built: each product's distinct words (as ids),
+its token text for phrase tests, its canonical attribute values and its numbers,
+and the inverted rows of each word and value, are written beside the index as flat
+column files, slice by slice. A process opens them memory-mapped, so a million
+products cost the pages a turn touches, not the whole catalog in memory, and every
+worker shares one copy through the page cache. Scoring gathers the candidates' rows
+(see `gather`), and the reranker works on whole columns.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import mmap
 import multiprocessing
 import os
-import pickle
-from collections.abc import Iterable
+import shutil
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -31,6 +35,7 @@ from ..versions import source_hash
 from ..workers import parallel_workers, progress_counter
 from . import text as text_module
 from .categoriser import ensure_trained
+from .errors import CorruptIndexError
 from .store import stored_json_rows
 from .text import path_stems, tokens
 
@@ -44,6 +49,7 @@ SLICE_ROWS = 5_000
 PARALLEL_MIN_ROWS = 20_000
 FACETS_CACHE = 100_000
 FOUND_CACHE = 1_000_000  # remembered phrase searches (about 100 MB at most)
+POSTING_CHUNK_IDS = 4_000_000  # ids inverted at a time while writing postings (bounded memory)
 DENSE_HOLDERS = 2_000  # a word held by more rows is looked up in a mask
 HOLDERS_CACHE_BYTES = 64 << 20  # remembered holders of asked-about words
 
@@ -74,6 +80,64 @@ class Ragged:
 
     def nonempty(self, rows: np.ndarray) -> np.ndarray:
         return self.ptr[rows + 1] > self.ptr[rows]
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """Strings numbered 0, 1, ... (product ids, words) as one fixed-width byte array, found by a
+    binary search through their sorted order: a dict of a million Python strings costs about
+    150 MB in every process, these arrays are mapped from disk and shared."""
+
+    raw: np.ndarray  # S<width>: key i, UTF-8
+    by_rank: np.ndarray  # intp: key numbers in sorted order
+    rank: np.ndarray  # int32: each key's position in sorted order
+
+    def __post_init__(self) -> None:
+        # searchsorted copies a sorter of any other dtype on every call: 0.4 ms at a million keys.
+        if self.by_rank.dtype != np.intp:
+            object.__setattr__(self, "by_rank", self.by_rank.astype(np.intp))
+
+    @classmethod
+    def of(cls, keys: Iterable[str]) -> Keys:
+        raw = np.array([k.encode("utf-8") for k in keys], dtype=np.bytes_)
+        return cls.sorted(raw if len(raw) else np.zeros(0, dtype="S1"))
+
+    @classmethod
+    def sorted(cls, raw: np.ndarray) -> Keys:
+        """The keys of a fixed-width byte array, in its order."""
+        by_rank = np.argsort(raw, kind="stable").astype(np.intp)
+        rank = np.empty(len(raw), dtype=np.int32)
+        rank[by_rank] = np.arange(len(raw), dtype=np.int32)
+        return cls(raw, by_rank, rank)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, number: int) -> str:
+        return bytes(self.raw[number]).decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self.raw), SLICE_ROWS):
+            yield from (k.decode("utf-8") for k in self.raw[start : start + SLICE_ROWS].tolist())
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def get(self, key: str) -> int | None:
+        """The key's number, or None."""
+        encoded = key.encode("utf-8")
+        # A fixed-width array drops trailing NULs and cannot hold a longer key: neither is stored.
+        if not len(self.raw) or len(encoded) > self.raw.itemsize or encoded.endswith(b"\0"):
+            return None
+        at = int(self.raw.searchsorted(encoded, sorter=self.by_rank))
+        if at < len(self.raw) and self.raw[number := int(self.by_rank[at])] == encoded:
+            return number
+        return None
+
+    def numbers(self, keys: Iterable[str]) -> np.ndarray:
+        """The numbers of the known keys, in the order given (unknown keys are skipped)."""
+        found = (self.get(k) for k in keys)
+        return np.array([n for n in found if n is not None], dtype=np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,14 +227,14 @@ class Facets(NamedTuple):
 
 @dataclass(slots=True)
 class FeatureStore:
-    asins: list[str]
-    word_id: dict[str, int]  # product words and category stems share one vocabulary
+    asins: Keys  # product id of each row; rank: the reranker's final tie-break
+    word_id: Keys  # product words and category stems share one vocabulary
     words: Ragged  # distinct words of each product's text, plus its category stems
     category_stems: Ragged
     # " tok tok | tok ... " per product: a phrase matches if its token string is a substring
-    text: bytes
+    text: bytes | mmap.mmap
     text_ptr: np.ndarray
-    lead: bytes  # the first feature lines' token strings, NUL-separated
+    lead: bytes | mmap.mmap  # the first feature lines' token strings, NUL-separated
     lead_ptr: np.ndarray
     lists: dict[str, Ragged]  # LIST_FACETS -> value ids
     codes: dict[str, np.ndarray]  # CODE_FACETS -> value id, -1 when unknown
@@ -178,9 +242,10 @@ class FeatureStore:
     price: np.ndarray  # NaN when unknown
     rating: np.ndarray  # NaN when unknown
     popularity: np.ndarray
-    row_of: dict[str, int] = field(default_factory=dict)
+    # The inverted rows of "words", "category_stems" and each list facet: read from the index
+    # folder, or built on first use for a store made in memory.
+    _postings: dict[str, Postings] = field(default_factory=dict)
     value_id: dict[str, int] = field(default_factory=dict)
-    asin_order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _facets: dict[int, Facets] = field(
         default_factory=dict
     )  # a session asks about the same products again
@@ -188,27 +253,28 @@ class FeatureStore:
     # tests the same requirements on mostly the same candidates every turn.
     _found: dict[tuple[bytes, bool], dict[int, int]] = field(default_factory=dict)
     _found_count: int = 0
-    _postings: dict[str, Postings] = field(default_factory=dict)  # built on first use (or warm-up)
     # (postings name, ids of a word's forms) -> their holders: conversations ask about the same
     # words.
     _holders: dict[tuple[str, tuple[int, ...]], Holders] = field(default_factory=dict)
     _holders_bytes: int = 0
 
     def __post_init__(self) -> None:
-        self.row_of = {asin: row for row, asin in enumerate(self.asins)}
         self.value_id = {name: i for i, name in enumerate(self.value_names)}
-        # Rank of each product's id in sorted order: the reranker's final tie-break.
-        order = np.argsort(np.array(self.asins, dtype=object), kind="stable")
-        self.asin_order = np.empty(len(self.asins), dtype=np.int64)
-        self.asin_order[order] = np.arange(len(self.asins))
+
+    @property
+    def asin_order(self) -> np.ndarray:
+        """Rank of each product's id in sorted order: the reranker's final tie-break."""
+        return self.asins.rank
 
     def __len__(self) -> int:
         return len(self.asins)
 
     def rows(self, asins: Iterable[str]) -> np.ndarray:
         """Rows of the known ids, in the order given (unknown ids are skipped)."""
-        row_of = self.row_of
-        return np.array([row_of[a] for a in asins if a in row_of], dtype=np.int64)
+        return self.asins.numbers(asins)
+
+    def row_of(self, asin: str) -> int | None:
+        return self.asins.get(asin)
 
     @staticmethod
     def of_store_rows(store_rows: np.ndarray) -> np.ndarray:
@@ -402,8 +468,8 @@ class FeatureBuilder:
         text, text_ptr = _concatenate(self._texts)
         lead, lead_ptr = _concatenate(self._leads)
         return FeatureStore(
-            asins=self.asins,
-            word_id=self.word_id,
+            asins=Keys.of(self.asins),
+            word_id=Keys.of(self.word_id),
             words=_ragged(self._words),
             category_stems=_ragged(self._stems),
             text=text,
@@ -428,41 +494,50 @@ class FeatureBuilder:
 
 
 def from_products(pairs: Iterable[tuple[Product, Attributes]]) -> FeatureStore:
+    """A store in memory (tests, small catalogs made on the fly)."""
     builder = FeatureBuilder()
     for product, attributes in pairs:
         builder.add(product, attributes)
     return builder.finish()
 
 
+FEATURES_META = "meta.json"
+
+
+def features_folder(folder: Path) -> Path:
+    """Where this code's features of the index in `folder` live."""
+    return folder / f"{FEATURES_PREFIX}{features_version()}"
+
+
+def is_written(store: Any, folder: Path) -> bool:
+    """Are this code's features of the store in the index folder (not opened: cheap)?"""
+    return _read_meta(features_folder(folder), len(store)) is not None
+
+
+def ensure_written(store: Any, folder: Path, progress: bool = False) -> None:
+    """Build and write the features unless this code's are already in `folder`. Called while the
+    index is built or first opened by new code, never on a turn."""
+    if not is_written(store, folder):
+        build_features(store, folder, progress)
+
+
 def ensure_built(store: Any, folder: Path, progress: bool = False) -> None:
-    """Build and save the features, and train the query categoriser, unless this code's files are
-    already there (not loaded: cheap)."""
-    if not _features_path(folder).is_file():
-        load_or_build(store, folder, progress)
+    """`ensure_written`, and train the query categoriser unless it is saved (not loaded: cheap)."""
+    ensure_written(store, folder, progress)
     ensure_trained(store, folder)
 
 
-def _features_path(folder: Path) -> Path:
-    return folder / f"{FEATURES_PREFIX}{features_version()}.pkl"
-
-
 def load_or_build(store: Any, folder: Path, progress: bool = False) -> FeatureStore:
-    """The features of an index's products, built on first use and saved in its folder."""
-    path = _features_path(folder)
-    if path.is_file():
-        try:
-            with path.open("rb") as handle:
-                features = _restore(pickle.load(handle))
-            if len(features) == len(store):
-                return features
-        except (OSError, pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError):
-            pass  # unreadable or from another build: rebuild below
-    features = build_features(store, progress)
-    _save(features, path)
-    for stale in folder.glob(f"{FEATURES_PREFIX}*.pkl"):
-        if stale != path:
-            stale.unlink(missing_ok=True)  # from older code: never read again
-    return features
+    """The features of an index's products, memory-mapped from its folder; built first when they
+    are missing, damaged or from other code."""
+    target = features_folder(folder)
+    meta = _read_meta(target, len(store))
+    if meta is None:
+        build_features(store, folder, progress)
+        meta = _read_meta(target, len(store))
+        if meta is None:
+            raise CorruptIndexError(f"{target}: written but unreadable")
+    return _open(target, meta)
 
 
 @lru_cache(maxsize=1)
@@ -471,27 +546,44 @@ def features_version() -> str:
     return source_hash(__file__, text_module.__file__)
 
 
-def build_features(store: Any, progress: bool = False) -> FeatureStore:
-    """Every product of an index store, in row order; large stores in parallel slices."""
+def build_features(store: Any, folder: Path, progress: bool = False) -> None:
+    """Write every product's features, in row order, into `folder`: slices built in parallel and
+    appended to the column files as they arrive, then each word's and value's rows inverted in
+    chunks. Memory stays at a few slices plus the vocabularies, whatever the catalog's size."""
     rows = len(store)
     workers = parallel_workers() if rows >= PARALLEL_MIN_ROWS else 1
     slices = [
         (store.path, first, min(first + SLICE_ROWS, rows)) for first in range(0, rows, SLICE_ROWS)
     ]
-    parts = []
-    with ExitStack() as stack:
-        # The pool forks before the progress bar starts its thread: forking a threaded process is
-        # unsafe.
-        pool = (
-            stack.enter_context(multiprocessing.get_context("fork").Pool(workers))
-            if workers > 1
-            else None
-        )
-        tick = stack.enter_context(progress_counter("ranking features", progress, total=rows))
-        for part in pool.imap(_build_slice, slices) if pool else map(_build_slice, slices):
-            parts.append(part)
-            tick(len(part))
-    return concatenate(parts)
+    target = features_folder(folder)
+    work = folder / f".{target.name}.{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    try:
+        with ExitStack() as stack:
+            # The pool forks before the progress bar starts its thread: forking a threaded process
+            # is unsafe.
+            pool = (
+                stack.enter_context(multiprocessing.get_context("fork").Pool(workers))
+                if workers > 1
+                else None
+            )
+            tick = stack.enter_context(progress_counter("ranking features", progress, total=rows))
+            writer = stack.enter_context(ColumnWriter(work))
+            for part in pool.imap(_build_slice, slices) if pool else map(_build_slice, slices):
+                writer.add(part)
+                tick(len(part))
+        writer.finish(rows)
+        _swap_into_place(work, target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for stale in folder.glob(f"{FEATURES_PREFIX}*"):
+        if stale == target:
+            continue
+        if stale.is_dir():  # from older code: never read again
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 def _build_slice(piece: tuple[Path, int, int]) -> FeatureStore:
@@ -502,88 +594,220 @@ def _build_slice(piece: tuple[Path, int, int]) -> FeatureStore:
     return builder.finish()
 
 
-def concatenate(parts: list[FeatureStore]) -> FeatureStore:
-    """One store from slices built separately: their vocabularies merged, ids renumbered."""
-    word_id: dict[str, int] = {}
-    value_id: dict[str, int] = {}
-    word_maps = [_merge_vocabulary(word_id, part.word_id) for part in parts]
-    value_maps = [_merge_vocabulary(value_id, part.value_id) for part in parts]
+def _swap_into_place(work: Path, target: Path) -> None:
+    """Rename the finished folder into place; a concurrent build that got there first wins."""
+    if target.exists() and _read_meta(target, None) is None:
+        shutil.rmtree(target, ignore_errors=True)  # damaged: replaced
+    try:
+        work.rename(target)
+    except OSError:
+        if _read_meta(target, None) is None:
+            raise
+
+
+class ColumnWriter:
+    """Appends slices of features to flat column files, renumbering each slice's words and values
+    into one vocabulary; keeps only the vocabularies and the slices' ids in memory."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.word_id: dict[str, int] = {}
+        self.value_id: dict[str, int] = {}
+        self.dtypes: dict[str, str] = {}
+        self._asins: list[np.ndarray] = []
+        self._files: dict[str, Any] = {}
+        self._ends: dict[str, int] = {}  # the last pointer written to each ragged column
+
+    def __enter__(self) -> ColumnWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for handle in self._files.values():
+            handle.close()
+        self._files.clear()
+
+    def add(self, part: FeatureStore) -> None:
+        word_map = _merge_vocabulary(self.word_id, part.word_id)
+        value_map = _merge_vocabulary(self.value_id, part.value_names)
+        self._ragged("words", part.words.ptr, word_map[part.words.ids])
+        stems = part.category_stems
+        self._ragged("category_stems", stems.ptr, word_map[stems.ids])
+        for facet in LIST_FACETS:
+            ragged = part.lists[facet]
+            self._ragged(f"list-{facet}", ragged.ptr, value_map[ragged.ids])
+        self._ragged("text", part.text_ptr, np.frombuffer(part.text, dtype=np.uint8))
+        self._ragged("lead", part.lead_ptr, np.frombuffer(part.lead, dtype=np.uint8))
+        for facet in CODE_FACETS:
+            codes = part.codes[facet]
+            mapped = np.where(codes >= 0, value_map[np.maximum(codes, 0)], -1)
+            self._append(f"code-{facet}", mapped.astype(np.int32))
+        for name in ("price", "rating", "popularity"):
+            self._append(name, getattr(part, name).astype(np.float64))
+        self._asins.append(part.asins.raw)
+
+    def finish(self, rows: int) -> None:
+        """Writes the vocabularies, the ids, the postings and, last, the meta file that makes the
+        folder complete."""
+        self.close()
+        asins = np.concatenate(self._asins) if self._asins else np.zeros(0, dtype="S1")
+        if len(asins) != rows:
+            raise CorruptIndexError(f"{self.folder}: features of {len(asins)} rows, not {rows}")
+        self._keys("asins", Keys.sorted(asins))
+        self._keys("words", Keys.of(self.word_id))
+        (self.folder / "values.json").write_text(json.dumps(list(self.value_id)), "utf-8")
+        for name in ("words", "category_stems", *(f"list-{f}" for f in LIST_FACETS)):
+            id_count = (
+                len(self.word_id) if name in ("words", "category_stems") else len(self.value_id)
+            )
+            self._postings(name, id_count)
+        self.close()
+        meta = {
+            "rows": rows,
+            "version": features_version(),
+            "dtypes": self.dtypes,
+            "sizes": {p.name: p.stat().st_size for p in sorted(self.folder.iterdir())},
+        }
+        (self.folder / FEATURES_META).write_text(json.dumps(meta, indent=1), "utf-8")
+
+    def _keys(self, name: str, keys: Keys) -> None:
+        for part in ("raw", "by_rank", "rank"):
+            self._append(f"{name}-{part}", getattr(keys, part))
+        self.close()
+
+    def _append(self, name: str, values: np.ndarray) -> None:
+        handle = self._files.get(name)
+        if handle is None:
+            handle = self._files[name] = (self.folder / name).open("wb")
+            self.dtypes[name] = values.dtype.str
+        values.tofile(handle)
+
+    def _ragged(self, name: str, ptr: np.ndarray, ids: np.ndarray) -> None:
+        """Appends rows of a ragged column: `ptr` counts from 0 within the slice."""
+        if name not in self._ends:
+            self._append(f"{name}-ptr", np.zeros(1, dtype=np.int64))
+        offset = self._ends.get(name, 0)
+        self._append(f"{name}-ptr", ptr[1:].astype(np.int64) + offset)
+        self._append(f"{name}-ids", ids.astype(np.int32) if ids.dtype != np.uint8 else ids)
+        self._ends[name] = offset + int(ptr[-1])
+
+    def _postings(self, name: str, id_count: int) -> None:
+        """The rows holding each id, ascending (as `Postings.of`), inverted a chunk of rows at a
+        time into a file mapped for writing."""
+        ragged = _ragged_column(self.folder, name, self.dtypes)
+        rows, total = len(ragged.ptr) - 1, len(ragged.ids)
+        ptr = np.zeros(id_count + 1, dtype=np.int64)
+        for start in range(0, total, POSTING_CHUNK_IDS):
+            ptr[1:] += np.bincount(
+                ragged.ids[start : start + POSTING_CHUNK_IDS], minlength=id_count
+            )
+        np.cumsum(ptr, out=ptr)
+        self._append(f"postings-{name}-ptr", ptr)
+        out_path = self.folder / f"postings-{name}-rows"
+        self.dtypes[out_path.name] = np.dtype(np.int32).str
+        if not total:
+            out_path.touch()
+            return
+        out = np.memmap(out_path, dtype=np.int32, mode="w+", shape=(total,))
+        cursor = ptr[:-1].copy()
+        row = 0
+        while row < rows:
+            end = int(ragged.ptr.searchsorted(ragged.ptr[row] + POSTING_CHUNK_IDS, "right")) - 1
+            end = min(max(end, row + 1), rows)
+            ids = ragged.ids[ragged.ptr[row] : ragged.ptr[end]]
+            owner = np.repeat(
+                np.arange(row, end, dtype=np.int32), np.diff(ragged.ptr[row : end + 1])
+            )
+            order = _stable_order(ids)
+            ordered = ids[order]
+            # Within this chunk, an id's holders follow its earlier ones in row order.
+            rank = np.arange(len(ordered)) - ordered.searchsorted(ordered, "left")
+            out[cursor[ordered] + rank] = owner[order]
+            cursor += np.bincount(ids, minlength=id_count)
+            row = end
+        out.flush()
+        del out
+
+
+def _merge_vocabulary(merged: dict[str, int], names: Iterable[str]) -> np.ndarray:
+    """Adds a slice's names (in id order) to `merged`; returns the slice's id -> merged id map."""
+    mapping = [merged.setdefault(name, len(merged)) for name in names]
+    return np.array(mapping or [0], dtype=np.int32)
+
+
+def _read_meta(target: Path, rows: int | None) -> dict[str, Any] | None:
+    """The features folder's meta when it is complete, for `rows` products (None: any), and every
+    file has the size it was written with; else None."""
+    try:
+        meta = json.loads((target / FEATURES_META).read_text(encoding="utf-8"))
+        if rows is not None and meta["rows"] != rows:
+            return None
+        for name, size in meta["sizes"].items():
+            if (target / name).stat().st_size != size:
+                return None
+        return meta if isinstance(meta["dtypes"], dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _open(target: Path, meta: dict[str, Any]) -> FeatureStore:
+    """Every column mapped read-only: pages are read when a turn touches them, and shared by every
+    process that opens the same index."""
+    dtypes = meta["dtypes"]
+
+    def column(name: str) -> np.ndarray:
+        return _column(target / name, dtypes[name])
+
+    def keys(name: str) -> Keys:
+        return Keys(*(column(f"{name}-{part}") for part in ("raw", "by_rank", "rank")))
+
     return FeatureStore(
-        asins=[asin for part in parts for asin in part.asins],
-        word_id=word_id,
-        words=_join_ragged([p.words for p in parts], word_maps),
-        category_stems=_join_ragged([p.category_stems for p in parts], word_maps),
-        text=b"".join(p.text for p in parts),
-        text_ptr=_join_pointers([p.text_ptr for p in parts]),
-        lead=b"".join(p.lead for p in parts),
-        lead_ptr=_join_pointers([p.lead_ptr for p in parts]),
-        lists={f: _join_ragged([p.lists[f] for p in parts], value_maps) for f in LIST_FACETS},
-        codes={f: _join_codes([p.codes[f] for p in parts], value_maps) for f in CODE_FACETS},
-        value_names=list(value_id),
-        price=np.concatenate([p.price for p in parts]),
-        rating=np.concatenate([p.rating for p in parts]),
-        popularity=np.concatenate([p.popularity for p in parts]),
+        asins=keys("asins"),
+        word_id=keys("words"),
+        words=_ragged_column(target, "words", dtypes),
+        category_stems=_ragged_column(target, "category_stems", dtypes),
+        text=_mapped(target / "text-ids"),
+        text_ptr=column("text-ptr"),
+        lead=_mapped(target / "lead-ids"),
+        lead_ptr=column("lead-ptr"),
+        lists={f: _ragged_column(target, f"list-{f}", dtypes) for f in LIST_FACETS},
+        codes={f: column(f"code-{f}") for f in CODE_FACETS},
+        value_names=json.loads((target / "values.json").read_text(encoding="utf-8")),
+        price=column("price"),
+        rating=column("rating"),
+        popularity=column("popularity"),
+        _postings={
+            name: Postings(column(f"postings-{key}-ptr"), column(f"postings-{key}-rows"))
+            for name, key in (
+                ("words", "words"),
+                ("category_stems", "category_stems"),
+                *((f, f"list-{f}") for f in LIST_FACETS),
+            )
+        },
     )
 
 
-def _merge_vocabulary(merged: dict[str, int], part: dict[str, int]) -> np.ndarray:
-    """Adds a slice's vocabulary to `merged`; returns the slice's id -> merged id map."""
-    mapping = np.zeros(max(len(part), 1), dtype=np.int32)
-    for word, local in part.items():
-        mapping[local] = merged.setdefault(word, len(merged))
-    return mapping
+def _ragged_column(target: Path, name: str, dtypes: dict[str, str]) -> Ragged:
+    return Ragged(
+        _column(target / f"{name}-ptr", dtypes[f"{name}-ptr"]),
+        _column(target / f"{name}-ids", dtypes[f"{name}-ids"]),
+    )
 
 
-def _join_ragged(pieces: list[Ragged], maps: list[np.ndarray]) -> Ragged:
-    ids = np.concatenate([m[r.ids] for r, m in zip(pieces, maps, strict=True)]).astype(np.int32)
-    return Ragged(_join_pointers([r.ptr for r in pieces]), ids)
+def _mapped(path: Path) -> bytes | mmap.mmap:
+    """A file's bytes, mapped read-only (an empty file cannot be mapped: b"")."""
+    with path.open("rb") as handle:
+        if not os.fstat(handle.fileno()).st_size:
+            return b""
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
-def _join_codes(pieces: list[np.ndarray], maps: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(
-        [
-            np.where(codes >= 0, m[np.maximum(codes, 0)], -1)
-            for codes, m in zip(pieces, maps, strict=True)
-        ]
-    ).astype(np.int32)
-
-
-def _join_pointers(pointers: list[np.ndarray]) -> np.ndarray:
-    out, offset = [np.zeros(1, dtype=np.int64)], 0
-    for ptr in pointers:
-        out.append(ptr[1:] + offset)
-        offset += int(ptr[-1])
-    return np.concatenate(out)
-
-
-def _save(features: FeatureStore, path: Path) -> None:
-    state = {name: getattr(features, name) for name in _STORED}
-    temp = path.with_name(f".{path.name}.{os.getpid()}")
-    with temp.open("wb") as handle:
-        pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    temp.replace(path)  # atomic: a concurrent reader sees the old file or the whole new one
-
-
-_STORED = (
-    "asins",
-    "word_id",
-    "words",
-    "category_stems",
-    "text",
-    "text_ptr",
-    "lead",
-    "lead_ptr",
-    "lists",
-    "codes",
-    "value_names",
-    "price",
-    "rating",
-    "popularity",
-)
-
-
-def _restore(state: dict[str, Any]) -> FeatureStore:
-    return FeatureStore(**{name: state[name] for name in _STORED})
+def _column(path: Path, dtype: str) -> np.ndarray:
+    """A read-only array over the mapped file (a plain ndarray, not np.memmap: arithmetic on it
+    returns ordinary arrays)."""
+    return np.frombuffer(_mapped(path), dtype=np.dtype(dtype))
 
 
 def _token_strings(fields: list[str]) -> list[str]:

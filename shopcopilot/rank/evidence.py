@@ -163,8 +163,9 @@ def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndar
         strict=True,
     ):
         if found >= 0:  # lead lines are NUL-separated: the line number is the NULs before the hit
-            out[position] = 1.0 - lead.count(b"\x00", start, found) / (
-                lead.count(b"\x00", start, end) + 1
+            # (sliced: the lead lines may be a memory map, which has no count())
+            out[position] = 1.0 - lead[start:found].count(b"\x00") / (
+                lead[start:end].count(b"\x00") + 1
             )
     return out
 
