@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..workers import progress_counter
-from .store import read_only_connection
+from .categoriser import catalog_documents
 
 log = logging.getLogger(__name__)
 
@@ -232,17 +232,8 @@ def _build(store: Any, path: Path, encoder: Encoder, progress: bool) -> None:
 
 def product_texts(store_path: Path) -> Iterator[str]:
     """Each product's text for the encoder, in row order (`RECIPE`)."""
-    db = read_only_connection(store_path)
-    try:
-        sql = (
-            "SELECT json_extract(record, '$.title'), json_extract(record, '$.categories')"
-            " FROM products ORDER BY row"
-        )
-        for title, categories in db.execute(sql):
-            path = json.loads(categories) if categories else []
-            yield " | ".join([title or "", *path[-2:]])
-    finally:
-        db.close()
+    for title, path in catalog_documents(store_path):
+        yield " | ".join([title, *path[-2:]])
 
 
 def _chunks(texts: Iterator[str], size: int) -> Iterator[list[str]]:
