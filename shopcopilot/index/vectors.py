@@ -227,7 +227,7 @@ def _build(store: Any, path: Path, encoder: Encoder, progress: bool) -> None:
     seconds = time.perf_counter() - started
     manifest = {"model": encoder.name, "recipe": RECIPE, "rows": len(store), "seconds": seconds}
     path.with_suffix(".json").write_text(json.dumps(manifest, indent=1))
-    log.info("product vectors for %s products in %.1f s", len(store), seconds)
+    log.debug("product vectors for %s products in %.1f s", len(store), seconds)
 
 
 def product_texts(store_path: Path) -> Iterator[str]:
