@@ -91,7 +91,9 @@ def assert_sqlite_intact(store: str) -> None:
 
 def test_any_worker_serves_any_turn(served: tuple[ServedCopilot, str]) -> None:
     server, target = served
-    result = asyncio.run(run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240))
+    result = asyncio.run(
+        run_load(server.base_url, SHOPPERS, TURNS, deadline_seconds=240, fresh_connections=True)
+    )
     assert_clean(result)
     assert len(result.summary()["turns_per_worker"]) == 2
     assert any(len(set(run.workers)) == 2 for run in result.runs)  # one session, both workers

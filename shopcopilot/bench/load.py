@@ -153,10 +153,14 @@ async def run_load(
     on_turn: Progress | None = None,
     trace: bool = False,
     on_shopped: Callable[[], None] | None = None,
+    fresh_connections: bool = False,
 ) -> LoadResult:
     """`shoppers` concurrent shoppers, `turns` turns each, then every session read back
-    (`on_shopped` is called in between: the benchmark reads CPU times there)."""
-    limits = httpx.Limits(max_connections=shoppers + 10, max_keepalive_connections=shoppers + 10)
+    (`on_shopped` is called in between: the benchmark reads CPU times there). With
+    `fresh_connections` every request opens its own connection, so the kernel hands each turn
+    to whichever worker accepts it (a kept-alive connection stays with one worker)."""
+    kept = 0 if fresh_connections else shoppers + 10
+    limits = httpx.Limits(max_connections=shoppers + 10, max_keepalive_connections=kept)
     timeout = httpx.Timeout(180.0, connect=30.0)  # a loaded 2-core machine queues a while
     done = [0]
 
