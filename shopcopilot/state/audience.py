@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -533,7 +533,7 @@ def _apply_department(
         data={"facet": Facet.DEPARTMENT, "from": "audience"},
     )
     state.constraints.append(constraint)
-    diff.added.append(_described(constraint))
+    diff.added.append(constraint.described())
 
 
 def _narrows(value: str, stated: str) -> bool:
@@ -549,14 +549,4 @@ def _guessed(constraint: Constraint) -> bool:
 def _retire(constraints: list[Constraint], diff: StateDiff) -> None:
     for constraint in constraints:
         constraint.status = Status.REPLACED
-        diff.replaced.append(_described(constraint))
-
-
-def _described(constraint: Constraint) -> dict[str, Any]:
-    return {
-        "attribute": constraint.attribute,
-        "value": constraint.value,
-        "level": constraint.level,
-        "turn": constraint.source_turn,
-        "epoch": constraint.epoch,
-    }
+        diff.replaced.append(constraint.described())

@@ -31,6 +31,16 @@ class Constraint:
     def active(self) -> bool:
         return self.status == Status.ACTIVE
 
+    def described(self) -> dict[str, Any]:
+        """The constraint as a state diff lists it (added or replaced)."""
+        return {
+            "attribute": self.attribute,
+            "value": self.value,
+            "level": self.level,
+            "turn": self.source_turn,
+            "epoch": self.epoch,
+        }
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Constraint:
         return cls(

@@ -127,7 +127,7 @@ def _apply_category(
         return False
     for old in current:
         old.status = Status.REPLACED
-        diff.replaced.append(_describe(old))
+        diff.replaced.append(old.described())
     constraint = Constraint(
         attribute=Attribute.CATEGORY,
         value=obs.category_text.lower(),
@@ -138,7 +138,7 @@ def _apply_category(
         data={"words": words, **item_reading(lexicon, obs.category_text, words)},
     )
     state.constraints.append(constraint)
-    diff.added.append(_describe(constraint))
+    diff.added.append(constraint.described())
     return bool(current)
 
 
@@ -171,7 +171,7 @@ def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
     for constraint in state.active():
         if constraint.data.get("facet") in CATEGORY_BOUND:
             constraint.status = Status.REPLACED
-            diff.replaced.append(_describe(constraint))
+            diff.replaced.append(constraint.described())
     for fragment in state.active_fragments():
         fragment.status = Status.REPLACED
 
@@ -188,7 +188,7 @@ def _apply_values(
         if earlier and (override or facet in SINGLE_VALUED):
             for old in earlier:
                 old.status = Status.REPLACED
-                diff.replaced.append(_describe(old))
+                diff.replaced.append(old.described())
             replaced.add(facet)
     for mention in mentions:
         if any(
@@ -207,7 +207,7 @@ def _apply_values(
             data={"facet": mention.facet},
         )
         state.constraints.append(constraint)
-        diff.added.append(_describe(constraint))
+        diff.added.append(constraint.described())
         state.unconstrained = [a for a in state.unconstrained if a != mention.attribute]
     return replaced
 
@@ -246,7 +246,7 @@ def _replace_contrasted(
     for constraint in state.active():
         if (constraint.data.get("facet"), constraint.value) in contrasted:
             constraint.status = Status.REPLACED
-            diff.replaced.append(_describe(constraint))
+            diff.replaced.append(constraint.described())
     return {facet for facet, _ in contrasted}
 
 
@@ -274,7 +274,7 @@ def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> No
         return
     for old in state.active(Attribute.BUDGET):
         old.status = Status.REPLACED
-        diff.replaced.append(_describe(old))
+        diff.replaced.append(old.described())
     budget = obs.budget
     constraint = Constraint(
         attribute=Attribute.BUDGET,
@@ -293,7 +293,7 @@ def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> No
         },
     )
     state.constraints.append(constraint)
-    diff.added.append(_describe(constraint))
+    diff.added.append(constraint.described())
 
 
 def _apply_no_preference(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
@@ -315,16 +315,6 @@ def _archive_volunteered_fragments(state: ShoppingState, diff: StateDiff) -> Non
             diff.replaced.append(
                 {"attribute": "feature", "value": fragment.text, "turn": fragment.source_turn}
             )
-
-
-def _describe(constraint: Constraint) -> dict:
-    return {
-        "attribute": constraint.attribute,
-        "value": constraint.value,
-        "level": constraint.level,
-        "turn": constraint.source_turn,
-        "epoch": constraint.epoch,
-    }
 
 
 # -- critiques of shown products ------------------------------------------------------------
@@ -452,7 +442,7 @@ def _price_budget(
         },
     )
     state.constraints.append(constraint)
-    diff.added.append(_describe(constraint))
+    diff.added.append(constraint.described())
     return f"{'cheaper' if cheaper else 'pricier'} than the ${price:g} one: {constraint.value}", {}
 
 
@@ -462,10 +452,10 @@ def _drop_budgets(state: ShoppingState, diff: StateDiff) -> None:
     for old in state.active(Attribute.BUDGET):
         if old.source_turn == state.turn:
             state.constraints.remove(old)
-            diff.added = [a for a in diff.added if a != _describe(old)]
+            diff.added = [a for a in diff.added if a != old.described()]
         else:
             old.status = Status.REPLACED
-            diff.replaced.append(_describe(old))
+            diff.replaced.append(old.described())
 
 
 def _anchor(
