@@ -23,6 +23,7 @@ from ..index.text import ROOT_CATEGORY, STOPWORDS, path_stems, stem, tokens
 from ..terms import Facet
 from ..versions import source_hash
 from .critique import cue_words
+from .cues import CONVERSATION
 from .spelling import SpellFixer
 
 # How close (rapidfuzz ratio) a said word must be to a word of a store name for that name
@@ -325,6 +326,7 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
     for brand in brands:
         words.update(tokens(brand))
     words.update(cue_words())  # "pricey", "cheapest": how shoppers critique, never typos
+    words.update(CONVERSATION.vocabulary())  # "dunno", "misspoke": how shoppers talk
     return words
 
 

@@ -17,195 +17,57 @@ from ..terms import Facet
 from .audience import AudienceReading, read_audience
 from .budget import Budget, read_numbers
 from .critique import Critique, ShownTalk, read_shown_talk
+from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .spelling import is_english
 
-_NO_PREFERENCE = re.compile(
-    r"\b(no (?:real |particular |strong |additional |specific |other |more )?(?:preference|"
-    r"preferences|requirement)s?|"
-    r"(?:do ?n[o']?t|doesn'?t|dont|doesnt) (?:really )?(?:have (?:a|an|"
-    r"any) (?:\w+ )?(?:preference|requirement)|care|mind|matter)|"
-    r"doesn'?t matter|does not matter|not (?:important|picky|fussy|bothered)|whatever(?: works|"
-    r" you think)?|"
-    r"up to you|your call|(?:use )?your (?:own )?judg(?:e)?ment|any(?:thing|one)? (?:is|works|"
-    r"will do|would do)|"
-    r"either (?:way|is fine)|open to (?:anything|any)|i'?m (?:easy|flexible)|surprise me|"
-    r"no strong feelings|"
-    r"(?:all|any) (?:\w+ )?(?:is|are) fine|not a (?:big )?deal)\b",
-    re.I,
-)
-_NOT_SURE = re.compile(
-    r"\b(not sure|unsure|no idea|(?:do ?n[o']?t|dont) know|dunno|can'?t say|hard to say|no clue|"
-    r"haven'?t (?:thought|decided)|not certain)\b",
-    re.I,
-)
-_OVERRIDE = re.compile(
-    r"\b(actually|instead|rather than|scratch (?:that|the|my)|forget (?:it|that|the|about|my)|"
-    r"never ?mind|"
-    r"change (?:it|that) to|change of (?:plans?|mind)|changed my mind|switch (?:it )?to|"
-    r"now i (?:need|want)|"
-    r"on second thought|ignore (?:my|what|the) (?:earlier|previous|last)?|make it|i (?:mean|meant)|"
-    r"not anymore|no longer|i'?d rather (?:have|look at|go with|get)|let'?s go with|wait,|"
-    r"correction|"
-    r"after all|i'?d prefer \w+ over|over (?:the|my) (?:earlier|previous)|"
-    r"on (?:further )?reflection|"
-    r"on further thought|second thoughts|come to think of it|thinking about it|"
-    r"having thought about it|"
-    r"let'?s switch|(?:switch|chang)(?:e|ing)? (?:it |that )?from|make (?:that|those|them)|"
-    r"you know what|"
-    r"different idea|new plan|change of heart|my bad|my mistake|misspoke|oops|take (?:that|"
-    r"it) back|"
-    r"swap|scrap|ditch|(?:typed|said|wrote|put|picked|chose|gave you) (?:the |a )?wrong|was wrong|"
-    r"meant to (?:say|write|type|put))\b",
-    re.I,
-)
+_I = re.I
+_cue = CONVERSATION.pattern  # one role's phrases from data/conversation.json, as a regex
+_NO_PREFERENCE = re.compile(_cue("no_preference"), _I)
+_NOT_SURE = re.compile(_cue("not_sure"), _I)
+_OVERRIDE = re.compile(_cue("change_of_mind"), _I)
+_BROWSING = re.compile(_cue("browsing"), _I)
+_REJECT_SHOWN = re.compile(_cue("rejects_shown"), _I)
+# Openers before a request or a change of mind: "ok so", "hmm, well".
+_OPENERS = rf"^\s*(?:{_cue('interjections')}[,!\s]*)*"
 # A change of mind said before the request itself: "on reflection, I need X", "correction: X".
-_LEADING_CUE = re.compile(
-    r"^\s*(?:(?:ah|oh|hmm+|um+|ok(?:ay)?|well|so|right|actually|sorry|no)\b[,!\s]*)*"
-    r"(?:on (?:second|further) (?:thoughts?|reflection)|on reflection|come to think of it|"
-    r"thinking about it(?: (?:more|again))?|having thought about it|correction|scratch that|"
-    r"you know what|"
-    r"change of (?:plans?|heart)|(?:i(?:'ve)? )?changed my mind|different idea|new plan|my bad|"
-    r"wait)\b\s*[,:;-]?\s*",
-    re.I,
-)
-# "switch from sweaters to hoodies": the item after "to" replaces the one after "from".
-_FROM_TO = re.compile(
-    r"\b(?:switch|chang|mov|go)\w*\s+(?:it\s+|that\s+)?from\s+.+?\s+to\s+(?P<item>.+)$", re.I
-)
-# "I want it for winter", "need something for trekking": the sentence is about the use, not the
-# item.
-_ABOUT_THE_USE = re.compile(
-    r"^(?:it|them|one|this|that|these|those|something|anything|stuff)\s+(?:for|to|in|on|at|when|"
-    r"while|with)\b",
-    re.I,
-)
-# "Gift hunting for a coworker", "a present for my mom": who it is for, not what it is.
-_GIFT = r"(?:gifts?|presents?)\s+"
-_GIFT_ACTIVITY = r"(?:hunting|shopping|buying|searching)\b"
-_GIFT_FOR = re.compile(rf"^\s*(?:(?:a|some)\s+)?{_GIFT}(?:{_GIFT_ACTIVITY}|ideas?\b|for\b)", re.I)
-_GIFT_TALK = re.compile(rf"\b{_GIFT}{_GIFT_ACTIVITY}", re.I)  # "gift hunting" is no outdoor use
-# Where the item's name ends: "house slippers - something made from leather", "flats, size 9".
-_ITEM_END = re.compile(r"\s[-–—]\s|,\s|\s(?:with|made|that|which)\s", re.I)
-# "It's loungewear sets I'm after", "hoodies are what I want": the item, named for emphasis.
-_CLEFT = re.compile(
-    r"^\s*(?:(?:yeah|yes|ok(?:ay)?|well|so|right|hmm+|oh|ah|um+|actually)\b[,!\s]*)*"
-    r"(?:it'?s|it is)\s+(?P<item>.+?)\s+(?:that\s+)?(?:(?:i'?m|i am|we'?re)\s+"
-    r"(?:after|looking for|searching for|shopping for|hunting for)|(?:i|we)\s+(?:need|"
-    r"want))\b(?:,?\s*not\b.*)?\W*$|"
-    r"^\s*(?P<item2>.+?)\s+(?:is|are)\s+what\s+(?:i'?m|i am|we'?re)\s+(?:after|looking for)\W*$|"
-    r"^\s*(?P<item3>.+?)\s+(?:is|are)\s+what\s+(?:i|we)\s+(?:want|need)\W*$|"
-    r"^\s*(?:the|my)\s+item\s+(?:is|would be)\s+(?P<item4>.+)$",
-    re.I,
-)
-_BROWSING = re.compile(
-    r"\b(just (?:browsing|looking|exploring|checking)|still exploring|exploring|browsing|"
-    r"window shopping|"
-    r"not sure what|some ideas|inspiration|see what(?:'s| is) (?:out there|available))\b",
-    re.I,
-)
+_LEADING_CUE = re.compile(rf"{_OPENERS}{_cue('leading_change_of_mind')}\s*[,:;-]?\s*", _I)
 # "I'm looking for X", "actually, now I need X", "switch to X": what follows names the item.
 _SEEKING = re.compile(
-    r"^\s*(?:(?:hi|hello|hey|actually|ok(?:ay)?|well|hmm+|so|oh|wait|sorry|also|and|but|no|now|"
-    r"then)\b[,!\s]*)*"
-    r"(?:i'?m|i am|we'?re|we are)?\s*(?:really\s+)?"
-    r"(?:looking (?:for|at)|searching for|shopping for|in the market for|hunting for|after|"
-    r"(?:i|we)\s+(?:really\s+)?(?:need|want|would like|'d like)|(?:find|show|get)\s+me|"
-    r"(?:can|could|would) you (?:please )?(?:find|show|get|recommend) me(?: some| a| an)?|"
-    r"do you (?:have|sell|carry)|"
-    r"(?:i|we) (?:want|need|would like|'d like) to (?:buy|get|find|see)|"
-    r"(?:just )?browsing(?: for)?|"
-    r"switch(?:ing)? (?:it |that )?(?:over )?to|change (?:it|that) to|let'?s go with|go with|"
-    r"go for|"
-    r"make (?:it|that|those|them)|let'?s (?:do|try|get|see|look at|go for)|how about|what about|"
-    r"need|want)\s+",
-    re.I,
+    rf"{_OPENERS}(?:{_cue('subjects')}\s*)?(?:really\s+)?{_cue('seeking')}\s+", _I
 )
-_NEGATORS = re.compile(
-    r"(?:\bnot?\b|\bwithout\b|\bavoid(?:ing)?\b|\bexcept\b|\banything but\b|\bnothing\b|"
-    r"\bdon'?t want\b|"
-    r"\bdont want\b|\bno more\b|\bhate\b|\bnot a fan of\b|\binstead of\b|\brather than\b|"
-    r"\bforget\b|\bskip\b|"
-    r"\bexclude\b|\bminus\b|\bnon\b|-free\b|\bdislike\b|\b(?:stay|keep) away from\b|"
-    r"\bsteer clear of\b)[\w\s'-]{0,12}$",
-    re.I,
+# "It's loungewear sets I'm after", "hoodies are what I want": the item, named for emphasis.
+_CLEFTS = [
+    re.compile(rf"{_OPENERS}{frame}(?:,?\s*not\b.*)?\W*$", _I)
+    for frame in CONVERSATION.frame_patterns("item_frames")
+]
+# "switch from sweaters to hoodies": the item after "to" replaces the one after "from".
+_FROM_TO = [
+    re.compile(rf"{frame}\W*$", _I) for frame in CONVERSATION.frame_patterns("from_to_frames")
+]
+# "I want it for winter", "need something for trekking": the sentence is about the use, not the
+# item.
+_ABOUT_THE_USE = re.compile("^" + _cue("about_the_use"), _I)
+# "Gift hunting for a coworker", "a present for my mom": who it is for, not what it is.
+_GIFT_FOR = re.compile(r"^\s*" + _cue("gift_requests"), _I)
+_GIFT_TALK = re.compile(_cue("gift_talk"), _I)  # "gift hunting" is no outdoor use
+# Where the item's name ends: "house slippers - something made from leather", "flats, size 9".
+_ITEM_END = re.compile(rf"\s[-–—]\s|,\s|\s{_cue('description_starts')}\s", _I)
+# A negator within a few words before a value ("no wool", "nothing in red", "paraben-free").
+_ALL_NEGATORS = "|".join(
+    map(CONVERSATION.pattern, ("negators", "contrast_negators", "value_negators"))
 )
-_REJECT_SHOWN = re.compile(
-    r"\b(not (?:that|this|those|these) ones?|none of (?:these|those|them)|not (?:quite )?right|"
-    r"(?:those|these) (?:are|aren'?t|were)|not what i)\b",
-    re.I,
-)
-# "no hoods", "nothing with a hood", "skip the floral ones"; bare "not" is left to values
-# because it mostly negates verbs ("I do not care").
+_NEGATORS = re.compile(rf"(?:{_ALL_NEGATORS}|-free\b)[\w\s'-]{{0,12}}$", _I)
 # "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
 # a negator; the last content word names the thing (English puts the head noun last).
-_NEGATED_WORD = re.compile(
-    r"\b(?:not|no|without|avoid|hate|dislike|skip(?: the)?|nothing(?: with| made of| in)?|"
-    r"(?:do ?n[o']?t|dont) want|"
-    r"(?:stay|keep) away from|steer clear of)\s+"
-    r"(?:any\s+|a\s+|an\s+|the\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})",
-    re.I,
-)
-# A rejection said after the thing: "green? no thanks", "nylon is a no-go", "wide leg isn't my
-# style".
-_NEGATED_AFTER = re.compile(
-    r"[\w\s'-]{0,20}?[?!,.]?\s*(?:(?:is|are|'s)\s+(?:a\s+)?(?:no-?go|no|annoying|not (?:my|for me|"
-    r"my thing))|"
-    r"(?:isn'?t|aren'?t)\s+(?:my|for me)|no thanks?\b|no thank you|not for me)",
-    re.I,
-)
-_PHRASE_STOP = frozenset(
-    [
-        "though",
-        "please",
-        "thanks",
-        "either",
-        "ones",
-        "one",
-        "anymore",
-        "at",
-        "all",
-        "again",
-        "really",
-    ]
-)
+_WORDS_AFTER = r"\s+(?:(?:any|a|an|the)\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})"
+_NEGATED_WORD = re.compile(_cue("negators") + _WORDS_AFTER, _I)
+# A rejection said after the thing: "green? no thanks", "nylon is a no-go".
+_NEGATED_AFTER = re.compile(rf"[\w\s'-]{{0,20}}?[?!,.]?\s*{_cue('rejections_after')}", _I)
+_PHRASE_STOP = CONVERSATION.words["phrase_stop"]
 # A lead-in before a colon that is pure conversation: "what matters is: X".
 _LEADIN = re.compile(r"^[^:]{0,60}:\s*")
-_ATTRIBUTE_NAMES = {
-    "color": "color",
-    "colour": "color",
-    "colors": "color",
-    "colours": "color",
-    "shade": "color",
-    "material": "material",
-    "materials": "material",
-    "fabric": "material",
-    "size": "size",
-    "sizes": "size",
-    "sizing": "size",
-    "fit": "size",
-    "brand": "brand",
-    "brands": "brand",
-    "label": "brand",
-    "maker": "brand",
-    "price": "budget",
-    "budget": "budget",
-    "cost": "budget",
-    "spend": "budget",
-    "style": "style",
-    "styles": "style",
-    "look": "style",
-    "design": "style",
-    "category": "category",
-    "type": "category",
-    "kind": "category",
-    "feature": "feature",
-    "features": "feature",
-    "use": "use_case",
-    "occasion": "use_case",
-    "activity": "use_case",
-    "purpose": "use_case",
-}
+_ATTRIBUTE_NAMES = CONVERSATION.attribute_names
 
 
 @dataclass(slots=True)
@@ -369,7 +231,7 @@ def _read_no_preference(text: str, last_question: str | None, obs: Observation) 
             obs.no_preference.append(last_question)
 
 
-_BRAND_CUE = re.compile(r"\b(?:from|by|brand|made by|usually buy|i buy|i like)\b", re.I)
+_BRAND_CUE = re.compile(_cue("brand_cues"), _I)
 _CLAUSE_END = re.compile(r"[,;!?]|\.(?:\s|$)")
 MAX_BRAND_WORDS = 4
 
@@ -436,38 +298,7 @@ def _head_word(phrase: str) -> str:
 
 
 # Words that follow "no"/"nothing" without naming a product feature.
-_NOT_A_THING = frozenset(
-    [
-        "idea",
-        "clue",
-        "problem",
-        "problems",
-        "worries",
-        "worry",
-        "rush",
-        "hurry",
-        "limit",
-        "additional",
-        "particular",
-        "real",
-        "strong",
-        "specific",
-        "else",
-        "way",
-        "thanks",
-        "need",
-        "matter",
-        "rules",
-        "those",
-        "these",
-        "them",
-        "that",
-        "this",
-        "it",
-        "ones",
-        "one",
-    ]
-)
+_NOT_A_THING = CONVERSATION.words["not_a_thing"]
 
 
 def _read_pieces(
@@ -558,9 +389,10 @@ def _requested(piece: str) -> tuple[bool, str] | None:
     rejects; None when it asks for a use, not an item ("I want it for winter")."""
     cue = _LEADING_CUE.match(piece)
     request = piece[cue.end() :] if cue else piece
-    seeking = _SEEKING.match(request) or _CLEFT.match(request)
-    if seeking and seeking.re is _CLEFT:
-        body = next(item for item in seeking.group("item", "item2", "item3", "item4") if item)
+    seeking = _SEEKING.match(request)
+    cleft = None if seeking else _first_match(_CLEFTS, request)
+    if cleft:
+        body = cleft.group("item")
     else:
         body = request[seeking.end() :] if seeking else _strip_leadin(request)
     if seeking and _ABOUT_THE_USE.match(body):
@@ -570,10 +402,18 @@ def _requested(piece: str) -> tuple[bool, str] | None:
         if len(after) < 2:
             return None
         body = after[1]
-    if switch := _FROM_TO.search(body):
+    if switch := _from_to(body):
         body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
-    return bool(seeking), body
+    return bool(seeking or cleft), body
+
+
+def _first_match(patterns: list[re.Pattern[str]], text: str) -> re.Match[str] | None:
+    return next((m for pattern in patterns if (m := pattern.match(text))), None)
+
+
+def _from_to(text: str) -> re.Match[str] | None:
+    return next((m for pattern in _FROM_TO if (m := pattern.search(text))), None)
 
 
 def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
@@ -581,7 +421,7 @@ def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
     if not current:
         return False
     old = [m.group() for m in _NEGATED_TAIL.finditer(piece)]
-    if switch := _FROM_TO.search(piece):
+    if switch := _from_to(piece):
         old.append(piece[switch.start() : switch.start("item")])
     return any(stem(t) in current for text in old for t in tokens(text))
 
@@ -651,76 +491,10 @@ def _fragment(piece: str, listed: bool = False) -> str:
 
 
 # What follows a negator is a rejection, not a requirement ("leather instead of suede").
-_NEGATED_TAIL = re.compile(
-    r"\b(?:not|no|without|instead of|rather than|except|avoid|anything but|forget|skip|nothing|"
-    r"hate|dislike|"
-    r"(?:do ?n[o']?t|dont|i'?d) (?:want|skip)|not a fan of|(?:stay|keep) away from|"
-    r"steer clear of)\b(?!-)[^,;]*",
-    re.I,
-)
+_NEGATED_TAIL = re.compile(rf"(?:{_cue('negators')}|{_cue('contrast_negators')})(?!-)[^,;]*", _I)
 
 
-_CHATTER = STOPWORDS | {
-    "key",
-    "requirement",
-    "requirements",
-    "matters",
-    "matter",
-    "important",
-    "importantly",
-    "need",
-    "care",
-    "main",
-    "thing",
-    "things",
-    "priority",
-    "must",
-    "essential",
-    "crucial",
-    "wish",
-    "list",
-    "earlier",
-    "previous",
-    "ignore",
-    "actually",
-    "instead",
-    "what",
-    "is",
-    "for",
-    "really",
-    "mostly",
-    "most",
-    "top",
-    "biggest",
-    "honestly",
-    "basically",
-    "ideally",
-    "preference",
-    "preferences",
-    "sorry",
-    "scratch",
-    "change",
-    "plan",
-    "plans",
-    "mind",
-    "mean",
-    "meant",
-    "forget",
-    "switch",
-    "wait",
-    "specifically",
-    "preferably",
-    "second",
-    "thought",
-    "rather",
-    "prefer",
-    "after",
-    "correction",
-    "ugh",
-    "oops",
-    "argh",
-    "meh",
-}
+_CHATTER = STOPWORDS | CONVERSATION.words["chatter"]
 
 
 def content_word(word: str) -> bool:

@@ -33,6 +33,7 @@ from ..catalog.vocabulary import Mention
 from ..terms import Attribute, Facet
 from .budget import Budget
 from .critique import CUES, KINDS, Critique, Pointer, Reading, Shown
+from .cues import CONVERSATION
 from .lexicon import Lexicon
 from .model import ShoppingState
 from .parse import Observation, content_word, cue_spans
@@ -120,13 +121,7 @@ REASONS = ("reference", "comparison", "conflict", "unread")
 # covers (tuned on the understanding corpus's dev split; docs/results.md, "LLM resolver").
 UNREAD_WORDS = 2
 UNREAD_SHARE = 0.5
-_COMPARISON = re.compile(
-    r"\b(?:compare|comparing|comparison|difference between|differences between|versus|vs\.?|"
-    r"which (?:one |of (?:these|those|them|the two) )?(?:is|are|would|should|has|have|will)|"
-    r"(?:better|worse|warmer|cheaper|nicer|softer|lighter) than the (?:first|second|third|"
-    r"other|last))\b",
-    re.I,
-)
+_COMPARISON = re.compile(CONVERSATION.pattern("comparisons"), re.I)
 _WORD = re.compile(r"[a-z0-9][a-z0-9'-]*", re.I)
 _REFERRING = frozenset({"ordinal", "this", "other"})
 

@@ -13,6 +13,7 @@ from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
 from .critique import CUES, Critique, Shown, resolve
 from .critique import Reading as ShownReading
+from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .model import (
     Constraint,
@@ -213,9 +214,7 @@ def _apply_values(
 
 
 # Words that set one value against another: "suede to leather", "leather over suede".
-_CONTRAST = re.compile(
-    r"\b(?:to|over|than|instead|beats?|rather|vs|versus|from|into|not|better)\b", re.I
-)
+_CONTRAST = re.compile(CONVERSATION.pattern("contrasts"), re.I)
 
 
 _LISTED_WITH = re.compile(r"\s*(?:,|/|&|\band\b|\bor\b|\s)*\s*$", re.I)
