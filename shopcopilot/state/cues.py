@@ -65,8 +65,9 @@ class ConversationCues:
     attribute_names: Mapping[str, str]  # "colour" -> color: what a no-preference is about
 
     def pattern(self, role: str) -> str:
-        """One role's phrases as a regex alternation, longest template first."""
-        templates = sorted(self.phrases[role], key=len, reverse=True)
+        """One role's phrases as a regex alternation, the template of most words first: at one
+        place in a message the longest phrase wins ("nothing made of" over "nothing")."""
+        templates = sorted(self.phrases[role], key=lambda t: (len(t.split()), len(t)), reverse=True)
         return "(?:" + "|".join(template_pattern(t) for t in templates) + ")"
 
     def frame_patterns(self, role: str) -> list[str]:
@@ -115,7 +116,8 @@ def _slot_pattern(slot: str, first: bool, last: bool) -> str:
         slot = "_any_word_"
     if slot in ("{item}", "{any}"):
         return r"(?P<item>.+?)" if slot == "{item}" else r".+?"
-    return "(?:" + "|".join(_choice_pattern(c, first, last) for c in slot.split("|")) + ")"
+    choices = sorted(slot.split("|"), key=len, reverse=True)  # longest first, as above
+    return "(?:" + "|".join(_choice_pattern(c, first, last) for c in choices) + ")"
 
 
 def _choice_pattern(choice: str, first: bool, last: bool) -> str:
