@@ -76,8 +76,8 @@ class _Phrases:
     or right after a number (a set lookup per phrase length, not a regex scan)."""
 
     def __init__(self, phrases: Iterable[str]) -> None:
-        self._set = frozenset(tuple(_tokens(p)) for p in phrases)
-        self._lengths = sorted({len(p) for p in self._set}, reverse=True)
+        self.phrases = frozenset(tuple(_tokens(p)) for p in phrases)
+        self._lengths = sorted({len(p) for p in self.phrases}, reverse=True)
 
     def ends(self, words: list[str]) -> bool:
         """Do the words end with one of the phrases, or with one and filler words after it?"""
@@ -85,16 +85,16 @@ class _Phrases:
 
     def ends_exactly(self, words: list[str]) -> bool:
         """Do the words end with one of the phrases (no filler after it)?"""
-        return any(tuple(words[-n:]) in self._set for n in self._lengths if n <= len(words))
+        return any(tuple(words[-n:]) in self.phrases for n in self._lengths if n <= len(words))
 
     def starts(self, words: list[str]) -> bool:
-        return any(tuple(words[:n]) in self._set for n in self._lengths if n <= len(words))
+        return any(tuple(words[:n]) in self.phrases for n in self._lengths if n <= len(words))
 
     def ending_at(self, words: list[str]) -> int:
         """Where the phrase that ends the words (fillers after it allowed) starts; -1: none."""
         while words:
             for n in self._lengths:
-                if n <= len(words) and tuple(words[-n:]) in self._set:
+                if n <= len(words) and tuple(words[-n:]) in self.phrases:
                     return len(words) - n
             if words[-1] not in _FILLERS:
                 return -1
@@ -304,6 +304,18 @@ class Numbers:
 
     budget: Budget | None = None
     sizes: tuple[Mention, ...] = ()
+
+
+def money_talk() -> frozenset[str]:
+    """Every word that speaks of money: currencies, money words and the budget cues' words
+    ("under", "less", "bucks")."""
+    cue_words = {
+        word
+        for cue in (*_MONEY.before, *_MONEY.after)
+        for phrase in cue.phrases.phrases
+        for word in phrase
+    }
+    return _MONEY.money_words | frozenset(_MONEY.currency_of) | frozenset(cue_words)
 
 
 def read_numbers(text: str, asked: str | None = None, protected: tuple[str, ...] = ()) -> Numbers:

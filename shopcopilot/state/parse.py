@@ -15,7 +15,7 @@ from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Facet
 from .audience import AudienceReading, read_audience
-from .budget import Budget, read_numbers
+from .budget import Budget, money_talk, read_numbers
 from .critique import Critique, ShownTalk, read_shown_talk
 from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
@@ -159,7 +159,7 @@ def _read_item_by_head(
         return
     if not span and not (first_turn and current is None) and last_question != "category":
         return  # later in a conversation, only the clause rules name a new item
-    phrase = _head_phrase(text, lexicon)
+    phrase = _head_phrase(_without_indifference(text), lexicon)
     if phrase and _reads_a_kind(phrase, lexicon):
         obs.category_text = phrase
     elif span and not _reads_a_kind(span, lexicon):
@@ -318,13 +318,43 @@ def _read_pieces(
     listed_from, position = _requirement_list_start(text), 0
     for piece, written in zip(pieces, as_written, strict=True):
         position = text.find(piece, position)
-        category = _category_statement(piece, lexicon, first_turn, last_question, current, obs)
+        category = _category_statement(
+            _without_indifference(piece), lexicon, first_turn, last_question, current, obs
+        )
         if category and not obs.category_text:
             obs.category_text = category
+            if besides := _besides_the_item(piece, category, lexicon):
+                obs.fragments.append(besides)
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from)
         if fragment and not _only_rejected(fragment, obs):
             obs.fragments.append(fragment)
+
+
+def _besides_the_item(piece: str, item: str, lexicon: Lexicon) -> str:
+    """What a clause naming the item asks of it besides ("standing jewelry armoire with mirror":
+    "standing with mirror"), as a requirement fragment; '' when the rest is only the request,
+    chat, a rejection, money or values the vocabulary reads anyway."""
+    cue = _LEADING_CUE.match(piece)
+    request = piece[cue.end() :] if cue else piece
+    seeking = _SEEKING.match(request)
+    body = request[seeking.end() :] if seeking else request
+    at = body.find(item)
+    if at < 0:
+        return ""
+    rest = _fragment(f"{body[:at].strip()} {body[at + len(item) :].strip()}".strip())
+    read = [(m.start, m.end) for m in lexicon.mentions(rest)]
+    wished = [
+        word
+        for word in _WORD.finditer(rest)
+        if content_word(word.group().lower())
+        and word.group().lower() not in _MONEY_TALK
+        and not any(a <= word.start() < b for a, b in read)
+    ]
+    return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
+
+
+_MONEY_TALK = money_talk()
 
 
 def _only_rejected(fragment: str, obs: Observation) -> bool:
@@ -406,6 +436,14 @@ def _requested(piece: str) -> tuple[bool, str] | None:
         body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
     return bool(seeking or cleft), body
+
+
+def _without_indifference(text: str) -> str:
+    """The text with "up to you", "not sure" and the like blanked out (offsets kept): words that
+    say the shopper has no wish never name the item ("up" is no cover-up)."""
+    for pattern in (_NO_PREFERENCE, _NOT_SURE):
+        text = pattern.sub(lambda m: " " * len(m.group()), text)
+    return text
 
 
 def _first_match(patterns: list[re.Pattern[str]], text: str) -> re.Match[str] | None:
