@@ -48,7 +48,7 @@ PHRASE_LISTS = (
     "comparisons",
 )
 FRAME_LISTS = ("item_frames", "from_to_frames")
-WORD_LISTS = ("chatter", "phrase_stop", "not_a_thing")
+WORD_LISTS = ("chatter", "not_wishes", "phrase_stop", "not_a_thing")
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")
 
@@ -122,7 +122,8 @@ def _slot_pattern(slot: str, first: bool, last: bool) -> str:
 
 def _choice_pattern(choice: str, first: bool, last: bool) -> str:
     """One choice of a slot; "'s" keeps its apostrophe, other apostrophes may be left out.
-    A choice that starts or ends a template with a letter must not be part of a longer word."""
+    A choice that starts or ends a template with a letter must not be part of a longer word
+    ("whatever's" still says "whatever")."""
     if choice == "_any_word_":
         body = r"[\w'’-]+"
     elif choice.startswith("'"):
@@ -133,7 +134,7 @@ def _choice_pattern(choice: str, first: bool, last: bool) -> str:
             for word in choice.split("_")
         )
     before = r"(?<![\w'’])" if first and choice[0].isalnum() or choice[0] == "_" else ""
-    after = r"(?![\w'’])" if last and choice[-1].isalnum() or choice[-1] == "_" else ""
+    after = r"(?!\w)" if last and choice[-1].isalnum() or choice[-1] == "_" else ""
     return before + body + after
 
 

@@ -343,18 +343,19 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon) -> str:
     if at < 0:
         return ""
     rest = _fragment(f"{body[:at].strip()} {body[at + len(item) :].strip()}".strip())
-    read = [(m.start, m.end) for m in lexicon.mentions(rest)]
+    read = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
     wished = [
         word
         for word in _WORD.finditer(rest)
         if content_word(word.group().lower())
-        and word.group().lower() not in _MONEY_TALK
+        and word.group().lower() not in _NOT_A_WISH
         and not any(a <= word.start() < b for a, b in read)
     ]
     return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
 
 
-_MONEY_TALK = money_talk()
+# Words that carry no wish about the product: money, cue words, "to be exact", "closure".
+_NOT_A_WISH = money_talk() | CONVERSATION.vocabulary() | CONVERSATION.words["not_wishes"]
 
 
 def _only_rejected(fragment: str, obs: Observation) -> bool:
