@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from text_to_num import alpha2digit
+
 from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Facet
@@ -282,18 +284,27 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
     for clause in re.split(r"[.;!?,]", text[: _requirement_list_start(text)]):
         if _NO_PREFERENCE.search(clause) or _NOT_SURE.search(clause):
             continue
-        for match in _NEGATED_WORD.finditer(clause):
-            word = _head_word(match.group(1))
-            if not word or word in _CHATTER or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES:
+        said = [m.group(1) for m in _NEGATED_WORD.finditer(clause)]
+        for phrase in said + [m.group(1) for m in _FREE_OF.finditer(clause)]:
+            word = _head_word(phrase)
+            if not word or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES:
                 continue
-            if lexicon.mentions(match.group(1)):
+            if lexicon.mentions(phrase):
                 continue  # a colour, material... : read as a negated value instead
             words.append(word)
     return words
 
 
+_FREE_OF = re.compile(r"\b([a-z]+)[- ]free\b", _I)  # "nickel free", "bpa-free"
+
+
 def _head_word(phrase: str) -> str:
-    content = [w for w in phrase.lower().split() if w not in _PHRASE_STOP]
+    """The last word that could name a thing ("a bikini pls": bikini; "over sixty": none)."""
+    content = [
+        w
+        for w in alpha2digit(phrase.lower(), "en").split()
+        if w not in _PHRASE_STOP and content_word(w) and w not in _NOT_A_WISH and w.isalpha()
+    ]
     return content[-1] if content else ""
 
 
@@ -323,7 +334,7 @@ def _read_pieces(
         )
         if category and not obs.category_text:
             obs.category_text = category
-            if besides := _besides_the_item(piece, category, lexicon):
+            if besides := _besides_the_item(piece, category, lexicon, obs.negated_words):
                 obs.fragments.append(besides)
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from)
@@ -331,17 +342,15 @@ def _read_pieces(
             obs.fragments.append(fragment)
 
 
-def _besides_the_item(piece: str, item: str, lexicon: Lexicon) -> str:
+def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[str]) -> str:
     """What a clause naming the item asks of it besides ("standing jewelry armoire with mirror":
     "standing with mirror"), as a requirement fragment; '' when the rest is only the request,
     chat, a rejection, money or values the vocabulary reads anyway."""
-    cue = _LEADING_CUE.match(piece)
-    request = piece[cue.end() :] if cue else piece
-    seeking = _SEEKING.match(request)
-    body = request[seeking.end() :] if seeking else request
-    at = body.find(item)
-    if at < 0:
+    read = _requested(piece)
+    at = read[1].find(item) if read else -1
+    if not read or at < 0:
         return ""
+    body = read[1]
     rest = _fragment(f"{body[:at].strip()} {body[at + len(item) :].strip()}".strip())
     read = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
     wished = [
@@ -349,6 +358,7 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon) -> str:
         for word in _WORD.finditer(rest)
         if content_word(word.group().lower())
         and word.group().lower() not in _NOT_A_WISH
+        and word.group().lower() not in rejected
         and not any(a <= word.start() < b for a, b in read)
     ]
     return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
