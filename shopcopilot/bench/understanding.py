@@ -25,7 +25,7 @@ from ..index.text import ROOT_CATEGORY, STOPWORDS, stem, tokens
 from ..terms import Facet
 
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "understanding"
-SPLITS = ("dev", "test", "fresh", "all")
+SPLITS = ("dev", "test", "fresh", "fresh2", "all")
 LIST_SLOTS = {
     "colors": Facet.COLOR,
     "materials": Facet.MATERIAL,
@@ -80,15 +80,14 @@ class Case:
 
 
 def load_corpus(folder: Path = CORPUS_DIR, split: str = "all") -> list[Case]:
-    """The corpus's cases of one split ("all": dev and test; "fresh" is its own slice)."""
+    """The corpus's cases of one split ("all": dev and test; each "fresh" slice is its own)."""
     if split not in SPLITS:
         raise CorpusError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
     cases = [
         *_read(folder / "utterances.jsonl", _utterance),
         *_read(folder / "exchanges.jsonl", _exchange),
     ]
-    fresh = folder / "fresh.jsonl"
-    if fresh.exists():
+    for fresh in sorted(folder.glob("fresh*.jsonl")):  # slices written after each round of work
         cases += _read(fresh, _any_case)
     wanted = {"all": ("dev", "test")}.get(split, (split,))
     return [case for case in cases if case.split in wanted]

@@ -350,8 +350,10 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     at = read[1].find(item) if read else -1
     if not read or at < 0:
         return ""
-    body = read[1]
-    rest = _fragment(f"{body[:at].strip()} {body[at + len(item) :].strip()}".strip())
+    body, end = read[1], at + len(item)
+    # Only the item's own clause: "my son made the team, he needs basketball shoes".
+    start, stop = body.rfind(",", 0, at) + 1, (body.find(",", end) + 1 or len(body) + 1) - 1
+    rest = _fragment(f"{body[start:at].strip()} {body[end:stop].strip()}".strip())
     read = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
     wished = [
         word
