@@ -189,3 +189,20 @@ def test_state_keeps_only_the_clause_structure_in_code():
     6,000 characters before the cue lists moved out."""
     total = sum(_regex_text(path) for path in STATE.glob("*.py"))
     assert total <= 2500, total
+
+
+def test_each_reading_names_the_words_it_came_from(lexicon, play):
+    message = "hi, I need running shoes for my wife, no wool, under forty bucks, dunno the size"
+    _, diffs = play(lexicon, message)
+    read = {(r["kind"], r["value"]): r for r in diffs[0].read}
+    for key, words in [
+        (("item", "running shoes"), "running shoes"),
+        (("not", "material=wool"), "wool"),
+        (("budget", "<= $40"), "under forty bucks"),
+        (("who", "recipient=wife"), "my wife"),
+        (("not sure", ""), "dunno"),
+    ]:
+        reading = read[key]
+        assert reading["words"] == words
+        assert message[reading["start"] : reading["end"]] == words
+    assert [r["start"] for r in diffs[0].read] == sorted(r["start"] for r in diffs[0].read)

@@ -169,6 +169,10 @@ def test_a_message_brings_cards_state_and_pipeline(page: Page) -> None:
         "respond",
     ]
     assert "turn 1" in page.inner_text("#pipeline-title")
+    # Each reading of the message beside the words it came from.
+    readings = page.locator("#pipeline .stage[data-stage=state] .reading")
+    expect(readings.filter(has_text="color=red")).to_contain_text("red")
+    expect(readings.filter(has_text="material=cotton")).to_contain_text("cotton")
 
     send(page, "actually in navy", 2)
     expect(page.locator("#state-constraints s")).to_contain_text(

@@ -297,6 +297,7 @@ class StateDiff:
     critiques: list[dict[str, Any]] = field(default_factory=list)  # what was said of them, did
     audience: dict[str, str] = field(default_factory=dict)  # what changed: recipient, age_group...
     resolver: dict[str, Any] = field(default_factory=dict)  # the model resolver's record, if asked
+    read: list[dict[str, Any]] = field(default_factory=list)  # the message's readings and words
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

@@ -553,17 +553,27 @@ def content_word(word: str) -> bool:
     return word not in _CHATTER and (len(word) > 2 or word.isdigit())
 
 
+_CUE_KINDS = {
+    "no preference": _NO_PREFERENCE,
+    "not sure": _NOT_SURE,
+    "change of mind": _OVERRIDE,
+    "browsing": _BROWSING,
+}
+
+
 def cue_spans(text: str) -> list[tuple[int, int]]:
     """Where the message speaks of the conversation, not of the product: a change of mind, no
     preference, not knowing, browsing, the lead-in of a request ("I'm looking for")."""
-    spans = [
-        m.span()
-        for pattern in (_NO_PREFERENCE, _NOT_SURE, _OVERRIDE, _BROWSING)
-        for m in pattern.finditer(text)
-    ]
+    spans = [m.span() for pattern in _CUE_KINDS.values() for m in pattern.finditer(text)]
     if seeking := _SEEKING.match(text):
         spans.append(seeking.span())
     return spans
+
+
+def cue_span(text: str, kind: str) -> tuple[int, int] | None:
+    """Where the message says one kind of conversation cue (see _CUE_KINDS), if it does."""
+    match = _CUE_KINDS[kind].search(text)
+    return match.span() if match else None
 
 
 def _is_chatter(text: str) -> bool:

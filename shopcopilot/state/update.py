@@ -25,6 +25,7 @@ from .model import (
     Turn,
 )
 from .parse import Observation, parse_message
+from .readings import readings
 
 # A shopper wants one of these at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({Facet.DEPARTMENT, Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.BRAND})
@@ -60,6 +61,7 @@ def update(
     diff = StateDiff()
     if consult is not None:
         obs, diff.resolver = consult(new, obs, shown, lexicon)
+    diff.read = readings(obs)
     contrasted = _contrasted_values(new, obs)
     if (obs.override or contrasted or _retracts_a_value(new, obs)) and new.history:
         new.epoch += 1

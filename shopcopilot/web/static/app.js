@@ -381,8 +381,20 @@ function evidenceText(evidence) {
   return Object.entries(evidence).map(([key, value]) => key + " " + formatScore(value)).join(" · ");
 }
 
+// What the message was read as, each reading beside the words it came from.
+function readingsDetail(read) {
+  if (!read || !read.length) return null;
+  return el("ul", {class: "plain readings"}, read.map((r) =>
+    el("li", {class: "reading"},
+      el("span", {class: "tag reading-kind"}, r.kind),
+      r.value ? " " + r.value + " " : " ",
+      el("q", {class: "reading-words"}, r.words))));
+}
+
 function diffDetail(diff) {
   const parts = el("div", {class: "detail"});
+  const read = readingsDetail(diff.read);
+  if (read) parts.append(el("p", {class: "muted small"}, "Read as:"), read);
   const describe = (c) => (c.attribute ? c.attribute + "=" : "") + (c.value ?? JSON.stringify(c));
   for (const [key, label] of [["added", "+"], ["replaced", "↺"], ["negated", "¬"]]) {
     for (const item of diff[key] || []) parts.append(el("p", {class: "diff-" + key}, label + " " + describe(item)));
@@ -399,7 +411,7 @@ function diffDetail(diff) {
   }
   if (diff.new_epoch) parts.append(el("p", {class: "tag"}, "new epoch: the shopper changed direction"));
   if (diff.resolver) parts.append(resolverDetail(diff.resolver));
-  if (!parts.childNodes.length) parts.append(el("p", {class: "muted"}, "no change"));
+  if (parts.childNodes.length === (read ? 2 : 0)) parts.append(el("p", {class: "muted"}, "no change"));
   return parts;
 }
 

@@ -1,0 +1,76 @@
+"""What a message was read as, each reading with the words it came from, for the trace and the
+web page: a wrong reading is visible at a glance ("up" read as the item, "sixty" as a rejected
+word). Offsets index the message as read (typos fixed); -1 where a reading has no one place.
+What was said of shown products is in the diff's references and critiques, with their words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .budget import read_numbers
+from .parse import Observation, cue_span
+
+
+def readings(obs: Observation) -> list[dict[str, Any]]:
+    """The observation as a list of {kind, value, start, end, words}, in message order."""
+    text = obs.text
+    found = [
+        *(_at(text, "value", f"{m.facet}={m.value}", m.start, m.end) for m in obs.values),
+        *(_at(text, "not", f"{m.facet}={m.value}", m.start, m.end) for m in obs.negated),
+        *(_found(text, "not", word, word) for word in obs.negated_words),
+        *(
+            [_found(text, "item", obs.category_text, obs.category_text)]
+            if obs.category_text
+            else []
+        ),
+        *(_found(text, "wish", fragment, fragment) for fragment in obs.fragments),
+        *_cues(obs),
+    ]
+    if obs.budget is not None:
+        found.append(_found(text, "budget", obs.budget.describe(), _money_clause(text)))
+    if obs.audience is not None:
+        found += [_at(text, "who", f"{slot}={h.value}", h.start, h.end) for slot, h in _heard(obs)]
+    return sorted(found, key=lambda r: (r["start"] < 0, r["start"]))
+
+
+def _money_clause(text: str) -> str:
+    """The clause the budget was said in ("under forty bucks"), or the whole message."""
+    clauses = re.split(r"[,;.!?]\s+|\s+(?:and|but)\s+", text)
+    return next((c for c in clauses if read_numbers(c).budget is not None), text)
+
+
+def _cues(obs: Observation) -> list[dict[str, Any]]:
+    """No preference, not sure, a change of mind, browsing: where the message said so."""
+    out = []
+    for kind, value, said in (
+        ("no preference", ", ".join(obs.no_preference), bool(obs.no_preference)),
+        ("not sure", "", True),
+        ("change of mind", "", obs.override),
+        ("browsing", "", bool(obs.browsing)),
+    ):
+        span = cue_span(obs.text, kind) if said else None
+        if span:
+            out.append(_at(obs.text, kind, value, *span))
+    return out
+
+
+def _heard(obs: Observation) -> list[tuple[str, Any]]:
+    reading = obs.audience
+    said = {"recipient": reading.recipient, "age group": reading.age_group} if reading else {}
+    if reading and reading.gender and not reading.recipient:  # a recipient's gender is theirs
+        said["department"] = reading.gender
+    return [(slot, heard) for slot, heard in said.items() if heard is not None]
+
+
+def _at(text: str, kind: str, value: str, start: int, end: int) -> dict[str, Any]:
+    return {"kind": kind, "value": value, "start": start, "end": end, "words": text[start:end]}
+
+
+def _found(text: str, kind: str, value: str, words: str) -> dict[str, Any]:
+    """A reading kept as words: its place is where those words are in the message."""
+    match = re.search(re.escape(words.strip()), text, re.I) if words.strip() else None
+    if match is None:
+        return {"kind": kind, "value": value, "start": -1, "end": -1, "words": words}
+    return _at(text, kind, value, *match.span())
