@@ -40,6 +40,7 @@ PHRASE_LISTS = (
     "rejections_after",
     "rejects_shown",
     "about_the_use",
+    "about_the_item",
     "gift_requests",
     "gift_talk",
     "description_starts",

@@ -50,6 +50,8 @@ _FROM_TO = [
 # "I want it for winter", "need something for trekking": the sentence is about the use, not the
 # item.
 _ABOUT_THE_USE = re.compile("^" + _cue("about_the_use"), _I)
+# "I'd like it ankle", "I want one with pockets": a pronoun asks more of the current item.
+_ABOUT_THE_ITEM = re.compile("^" + _cue("about_the_item"), _I)
 # "Gift hunting for a coworker", "a present for my mom": who it is for, not what it is.
 _GIFT_FOR = re.compile(r"^\s*" + _cue("gift_requests"), _I)
 _GIFT_TALK = re.compile(_cue("gift_talk"), _I)  # "gift hunting" is no outdoor use
@@ -247,10 +249,10 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         if guess is not None and not _NO_PREFERENCE.search(text) and not _NOT_SURE.search(text):
             mentions.append(guess)
     listed_from = _requirement_list_start(text)
-    gift_talk = [m.span() for m in _GIFT_TALK.finditer(text)]
+    talk = [m.span() for m in _GIFT_TALK.finditer(text)] + _request_spans(text)
     for mention in mentions:
-        if any(start <= mention.start < end for start, end in gift_talk):
-            continue  # "gift hunting" is no outdoor use
+        if any(start <= mention.start < end for start, end in talk):
+            continue  # "gift hunting", "I'm hunting for": no outdoor use
         before = text[max(0, mention.start - 40) : mention.start]
         negated = _NEGATORS.search(before) and not _clause_break(before)
         if negated or _NEGATED_AFTER.match(text, mention.end):
@@ -258,6 +260,15 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
                 obs.negated.append(mention)
         else:
             obs.values.append(mention)
+
+
+def _request_spans(text: str) -> list[tuple[int, int]]:
+    """The lead-in of each sentence that asks for something ("hey there, I'm hunting for")."""
+    spans = []
+    for sentence in re.finditer(r"[^.;!?\n]+", text):
+        if request := _SEEKING.match(sentence.group()):
+            spans.append((sentence.start(), sentence.start() + request.end()))
+    return spans
 
 
 def _requirement_list_start(text: str) -> int:
@@ -438,7 +449,7 @@ def _requested(piece: str) -> tuple[bool, str] | None:
         body = cleft.group("item")
     else:
         body = request[seeking.end() :] if seeking else _strip_leadin(request)
-    if seeking and _ABOUT_THE_USE.match(body):
+    if seeking and (_ABOUT_THE_USE.match(body) or _ABOUT_THE_ITEM.match(body)):
         return None
     if gift := _GIFT_FOR.match(body):  # the item may follow: "a gift for my dad: running shoes"
         after = re.split(r"[:,]\s*", body[gift.end() :], maxsplit=1)
