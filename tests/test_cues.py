@@ -206,3 +206,47 @@ def test_each_reading_names_the_words_it_came_from(lexicon, play):
         assert reading["words"] == words
         assert message[reading["start"] : reading["end"]] == words
     assert [r["start"] for r in diffs[0].read] == sorted(r["start"] for r in diffs[0].read)
+
+
+@pytest.mark.parametrize(
+    "retraction",
+    [
+        "ignore what I said about the budget",
+        "forget the price limit",
+        "scrap the budget, it's a gift",
+    ],
+)
+def test_taking_back_what_was_said_about_an_attribute_lifts_it(lexicon, play, retraction):
+    state, diffs = play(lexicon, "a dress under $40", retraction)
+    assert not state.active("budget")
+    assert diffs[1].unconstrained == ["budget"] and not diffs[1].fragments
+
+
+def test_forgetting_an_item_is_no_indifference_to_the_question(lexicon):
+    obs = parse_message("forget the jacket", lexicon, last_question="color", first_turn=False)
+    assert obs.no_preference == []
+
+
+@pytest.mark.parametrize(
+    "message,rejected",
+    [
+        ("office pants that don't look like leggings", "leggings"),
+        ("nickel free earrings", "nickel"),
+        ("a swimsuit that isn't a bikini pls", "bikini"),
+        ("nothing over sixty dollars please", None),
+    ],
+)
+def test_rejections_in_relative_clauses_and_free_of(lexicon, message, rejected):
+    obs = parse_message(message, lexicon, last_question=None, first_turn=True)
+    assert obs.negated_words == ([rejected] if rejected else [])
+
+
+def test_a_request_lead_in_names_no_value_and_a_pronoun_names_no_item(make_lexicon, play):
+    lexicon = make_lexicon(
+        {("Clothing, Shoes & Jewelry", "Women", "Shoes", "Boots", "Ankle & Bootie"): 9}
+    )
+    hunting = parse_message("hunting boots", lexicon, last_question=None, first_turn=True)
+    assert [m.value for m in hunting.values if m.facet == "use_case"]  # a use when it describes
+    state, _ = play(lexicon, "hey there, I'm hunting for boots", "I'd like it ankle")
+    assert [c.value for c in state.active("category")] == ["boots"]
+    assert not state.active("use_case")

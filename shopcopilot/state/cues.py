@@ -27,6 +27,7 @@ DATA_FILE = Path(__file__).with_name("data") / "conversation.json"
 # The phrase lists, by role; each must be present (see the file's _about for what each is).
 PHRASE_LISTS = (
     "no_preference",
+    "retractions",
     "not_sure",
     "change_of_mind",
     "leading_change_of_mind",

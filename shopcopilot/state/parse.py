@@ -226,15 +226,18 @@ def _loose_brand_words(text: str, last_question: str | None) -> str | None:
 
 def _read_no_preference(text: str, last_question: str | None, obs: Observation) -> None:
     for clause in re.split(r"[.;!?,]| but ", text):
-        if not _NO_PREFERENCE.search(clause):
+        indifferent = _NO_PREFERENCE.search(clause)
+        if not indifferent and not _RETRACTION.search(clause):
             continue
         named = [_ATTRIBUTE_NAMES[t] for t in tokens(clause) if t in _ATTRIBUTE_NAMES]
         if named:
             obs.no_preference.extend(a for a in named if a not in obs.no_preference)
-        elif last_question and last_question not in obs.no_preference:
+        elif indifferent and last_question and last_question not in obs.no_preference:
             obs.no_preference.append(last_question)
 
 
+# "ignore what I said about the budget", "forget the colour": only with an attribute named.
+_RETRACTION = re.compile(_cue("retractions"), _I)
 _BRAND_CUE = re.compile(_cue("brand_cues"), _I)
 _CLAUSE_END = re.compile(r"[,;!?]|\.(?:\s|$)")
 MAX_BRAND_WORDS = 4
@@ -544,6 +547,8 @@ def _fragment(piece: str, listed: bool = False) -> str:
     for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
+    if _RETRACTION.search(piece) and any(t in _ATTRIBUTE_NAMES for t in tokens(piece)):
+        return ""  # "forget the budget" asks nothing of the product
     if not listed:
         piece = _NEGATED_TAIL.sub("", piece).strip(" \t-,.")
         if _NEGATED_AFTER.search(piece):  # "hook and loop is annoying": a rejection, not a wish
