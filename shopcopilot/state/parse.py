@@ -357,17 +357,18 @@ def _read_pieces(
 
 
 def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[str]) -> str:
-    """What a clause naming the item asks of it besides ("standing jewelry armoire with mirror":
-    "standing with mirror"), as a requirement fragment; '' when the rest is only the request,
-    chat, a rejection, money or values the vocabulary reads anyway."""
+    """What a clause naming the item asks of it after naming it ("jewelry armoire with mirror":
+    "mirror"), as a requirement fragment; '' when the rest is only the request, chat, a
+    rejection, money or values the vocabulary reads anyway. Words before the item are mostly
+    its name ("house slippers") or values read anyway ("waterproof boots")."""
     read = _requested(piece)
     at = read[1].find(item) if read else -1
     if not read or at < 0:
         return ""
     body, end = read[1], at + len(item)
-    # Only the item's own clause: "my son made the team, he needs basketball shoes".
-    start, stop = body.rfind(",", 0, at) + 1, (body.find(",", end) + 1 or len(body) + 1) - 1
-    rest = _fragment(f"{body[start:at].strip()} {body[end:stop].strip()}".strip())
+    # Only the item's own clause: "a tote for work, my son needs one too".
+    stop = (body.find(",", end) + 1 or len(body) + 1) - 1
+    rest = _fragment(body[end:stop].strip())
     read = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
     wished = [
         word
