@@ -361,22 +361,22 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     "mirror"), as a requirement fragment; '' when the rest is only the request, chat, a
     rejection, money or values the vocabulary reads anyway. Words before the item are mostly
     its name ("house slippers") or values read anyway ("waterproof boots")."""
-    read = _requested(piece)
-    at = read[1].find(item) if read else -1
-    if not read or at < 0:
+    request = _requested(piece)
+    at = request[1].find(item) if request else -1
+    if not request or at < 0:
         return ""
-    body, end = read[1], at + len(item)
+    body, end = request[1], at + len(item)
     # Only the item's own clause: "a tote for work, my son needs one too".
     stop = (body.find(",", end) + 1 or len(body) + 1) - 1
     rest = _fragment(body[end:stop].strip())
-    read = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
+    covered = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
     wished = [
         word
         for word in _WORD.finditer(rest)
         if content_word(word.group().lower())
         and word.group().lower() not in _NOT_A_WISH
         and word.group().lower() not in rejected
-        and not any(a <= word.start() < b for a, b in read)
+        and not any(a <= word.start() < b for a, b in covered)
     ]
     return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
 
