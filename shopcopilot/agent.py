@@ -49,7 +49,7 @@ class AgentSettings:
 # (docs/results.md, "Semantic layer").
 FOR_PEOPLE = AgentSettings(
     retrieval=RetrievalSettings(dense_window=50),
-    ranking=RankWeights(semantic=1.0),
+    ranking=RankWeights(semantic=1.0, hold_hard=True),
     dialogue=DialogueSettings(narrow=False),
 )
 
@@ -255,8 +255,10 @@ class Agent:
                 top_k,
                 self.settings.dialogue,
                 alternatives=tracer.detailed,
+                relaxed=ranked.relaxed,
             )
             event.output = {
+                "relaxed": list(ranked.relaxed),
                 "ask_attribute": decision.ask_attribute,
                 "options": decision.options,
                 "alternatives": decision.alternatives,

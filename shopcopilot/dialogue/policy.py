@@ -88,9 +88,11 @@ def decide(
     top_k: int,
     settings: DialogueSettings = DialogueSettings(),
     alternatives: bool = True,
+    relaxed: tuple[str, ...] = (),
 ) -> Decision:
     """The turn's question, width and message; `alternatives=False` skips scoring the questions
-    that cannot win (the trace shows them, a plain reply does not)."""
+    that cannot win (the trace shows them, a plain reply does not). `relaxed`: hard
+    requirements no candidate met, which the message owns up to."""
     pool = features.facets([s.row for s in ranked[: settings.pool]])
     last_turn = turn >= settings.max_turns
     scores = (
@@ -109,7 +111,7 @@ def decide(
         else _width(turn, attribute, top_k, settings, news)
     )
     options = _options(attribute, pool) if attribute else []
-    message = compose_message(state, attribute, options, min(width, len(ranked)))
+    message = compose_message(state, attribute, options, min(width, len(ranked)), relaxed)
     return Decision(
         ask_attribute=attribute,
         message=message,

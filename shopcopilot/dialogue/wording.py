@@ -20,9 +20,15 @@ QUESTIONS = {
 
 
 def compose_message(
-    state: ShoppingState, attribute: str | None, options: list[str], shown: int
+    state: ShoppingState,
+    attribute: str | None,
+    options: list[str],
+    shown: int,
+    relaxed: tuple[str, ...] = (),
 ) -> str:
     lead = _lead(state, shown)
+    if relaxed and shown:
+        lead = f"{_nothing(state, relaxed)} {lead}"
     if attribute is None:
         return lead
     question = QUESTIONS.get(attribute, QUESTIONS["other"])
@@ -41,7 +47,13 @@ def _lead(state: ShoppingState, shown: int) -> str:
     return f"Here are {shown} options{what}, best match first."
 
 
-def _join(options: list[str]) -> str:
+def _nothing(state: ShoppingState, relaxed: tuple[str, ...]) -> str:
+    """'Nothing I found is for women, so these are not.' (or 'nothing else', after a list)"""
+    found = "Nothing else I found" if state.shown_this_epoch() else "Nothing I found"
+    return f"{found} is {_join(list(relaxed), 'and')}, so I relaxed that."
+
+
+def _join(options: list[str], last: str = "or") -> str:
     if len(options) <= 1:
         return "".join(options)
-    return ", ".join(options[:-1]) + " or " + options[-1]
+    return ", ".join(options[:-1]) + f" {last} " + options[-1]

@@ -34,6 +34,7 @@ from .evidence import (
     rejection_check,
     value_check,
 )
+from .hard import Requirement, hard_requirements, hold
 
 LEVEL_WEIGHT = {Level.HARD: 1.0, Level.GOAL: 0.8, Level.SOFT: 0.6}
 PARTS = (
@@ -69,6 +70,9 @@ class RankWeights:
     # Cosine of the product's vector to the shopper's words (index/vectors.py), when there are
     # vectors: meaning the words miss ("keep my feet dry" and waterproof).
     semantic: float = 0.0
+    # A person's list (FOR_PEOPLE): every hard requirement holds while some candidate of the
+    # wanted kind meets it (rank/hard.py). Off for the benchmark, whose answers it would move.
+    hold_hard: bool = False
 
 
 @dataclass(slots=True)
@@ -79,6 +83,7 @@ class Scored:
     parts: dict[str, float] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)  # what it answers ("cheaper than ...")
+    misses: list[str] = field(default_factory=list)  # relaxed requirements it fails
     position: int = -1  # its place among the turn's candidates, while it is not yet explained
 
 
@@ -86,9 +91,15 @@ class Ranking(list[Scored]):
     """Scored products, best first. Their parts and evidence are worked out on demand: a turn
     often shows one product, and explaining costs more than scoring one."""
 
-    def __init__(self, items: list[Scored], explain_one: Callable[[Scored], None]) -> None:
+    def __init__(
+        self,
+        items: list[Scored],
+        explain_one: Callable[[Scored], None],
+        relaxed: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(items)
         self._explain_one = explain_one
+        self.relaxed = relaxed  # hard requirements no candidate met, as the shopper put them
 
     def explain(self, count: int) -> Ranking:
         """Fill in the parts and evidence of the first `count` products (once each)."""
@@ -221,8 +232,12 @@ def rerank(
     eligible = np.arange(len(rows))
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
+    relaxed: tuple[Requirement, ...] = ()
+    if weights.hold_hard:
+        held = hold(hard_requirements(state), batch, columns.parts["category"], eligible)
+        eligible, relaxed = held.positions, held.relaxed
     add_prominence(columns, probes, batch, weights, eligible, limit)
-    ranking = _ranked(features, rows, columns, needs, probes, eligible, limit)
+    ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch)
     return ranking.explain(explain_top)
 
 
@@ -330,8 +345,11 @@ def _ranked(
     probes,
     positions: np.ndarray,
     limit: int | None,
+    relaxed: tuple[Requirement, ...],
+    batch: Batch,
 ) -> Ranking:
-    """The products at `positions` (not excluded), best first."""
+    """The products at `positions` (not excluded), best first; a card failing a `relaxed`
+    hard requirement says so."""
     total = columns.total
     asins = features.asins
     # Best score first; equal scores in id order, so results never depend on retrieval order.
@@ -343,7 +361,13 @@ def _ranked(
         Scored(asins[row], score, row, position=i)
         for row, score, i in zip(ranked_rows, scores, order, strict=True)
     ]
-    return Ranking(ranked, lambda item: _explain(item, features, columns, needs, probes))
+    misses = [(r.miss, r.violated(batch)) for r in relaxed]
+
+    def explain(item: Scored) -> None:
+        _explain(item, features, columns, needs, probes)
+        item.misses.extend(miss for miss, failed in misses if failed[item.position])
+
+    return Ranking(ranked, explain, tuple(r.label for r in relaxed))
 
 
 def _explain(
@@ -424,6 +448,7 @@ def reason(scored: Scored) -> str:
     said = list(dict.fromkeys(scored.answers))
     if scored.evidence:
         said.append("matches " + ", ".join(dict.fromkeys(scored.evidence)))
+    said += [f"{miss} (nothing found is)" for miss in scored.misses]
     if said:
         return "; ".join(said)
     if scored.parts.get("semantic", 0.0) > 0.0:
