@@ -3,9 +3,12 @@
 The scores make a hard requirement count for a lot, but a strong match on the item can
 outweigh it: after "running shoes for women" and "make it trail running", men's trail shoes
 beat women's road shoes. In a person's list each hard requirement is a filter instead, taken
-in turn: it is kept while some candidate of the best-matching kind still meets it together
-with the ones kept before it; one that none meets is relaxed, and the reply and the cards
-say so. Unknown is never a violation: a product listing no colours may well be red.
+in turn: it is kept while some candidate of the wanted kind still meets it together with the
+ones kept before it; one that none meets is relaxed, and the reply and the cards say so.
+The wanted kind is the leaf categories of the candidates best matching the item, so a
+requirement never turns a named item into another ("women's trail shoes": none here, so
+men's trail shoes, not women's road shoes). Unknown is never a violation: a product listing
+no colours may well be red.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from .evidence import Batch, accepted_departments, brands_of, rejection_check
 # The facets a stated value of must hold, in the order they are kept: who it is for first.
 FACETS = ("department", "size", "width", "brand", "color", "material")
 _LISTS = {"size": "sizes", "width": "sizes", "color": "colors", "material": "materials"}
-ITEM_BAND = 1e-6  # candidates scoring this close to the best category match are the item
+KIND_FROM = 10  # the leaves of (at least) this many best item matches are the wanted kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +56,21 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
 
 
 def hold(
-    requirements: Iterable[Requirement], batch: Batch, category: np.ndarray, eligible: np.ndarray
+    requirements: Iterable[Requirement],
+    batch: Batch,
+    category: np.ndarray,
+    eligible: np.ndarray,
 ) -> Held:
     """The `eligible` candidates meeting every requirement that some candidate of the wanted
-    kind (the best `category` score) meets along with those kept before it."""
+    kind meets along with those kept before it. The kind: the leaves of the candidates whose
+    `category` match is among the best KIND_FROM (any kind, when no item was named)."""
     if not len(eligible):
         return Held(eligible, ())
-    best = category[eligible].max()
     item = np.zeros(len(batch), dtype=bool)
-    item[eligible[category[eligible] >= best - ITEM_BAND]] = True
+    matches = category[eligible]
+    floor = np.sort(matches)[::-1][:KIND_FROM][-1]
+    leaves = batch.code("leaf")
+    item[eligible[np.isin(leaves[eligible], leaves[eligible[matches >= floor]])]] = True
     keep = np.ones(len(batch), dtype=bool)
     relaxed = []
     for requirement in requirements:
@@ -93,7 +102,7 @@ def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
 
 _LABELS: dict[str, Callable[[str], str]] = {
     "department": lambda v: f"for {v}",
-    "size": lambda v: f"in size {v}",
+    "size": lambda v: f"in {v}" if "size" in v else f"in size {v}",
     "width": lambda v: f"in {v} width",
     "brand": lambda v: f"by {v}",
     "color": lambda v: f"in {v}",
