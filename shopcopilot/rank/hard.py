@@ -26,6 +26,7 @@ from .evidence import Batch, accepted_departments, brands_of, rejection_check
 FACETS = ("department", "size", "width", "brand", "color", "material")
 _LISTS = {"size": "sizes", "width": "sizes", "color": "colors", "material": "materials"}
 KIND_FROM = 10  # the leaves of (at least) this many best item matches are the wanted kind
+WEAK = 0.5  # ...that match at least this share of the best match
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +64,14 @@ def hold(
 ) -> Held:
     """The `eligible` candidates meeting every requirement that some candidate of the wanted
     kind meets along with those kept before it. The kind: the leaves of the candidates whose
-    `category` match is among the best KIND_FROM (any kind, when no item was named)."""
+    `category` match is among the best KIND_FROM and not weak (any kind, when no item was
+    named)."""
     if not len(eligible):
         return Held(eligible, ())
     item = np.zeros(len(batch), dtype=bool)
     matches = category[eligible]
-    floor = np.sort(matches)[::-1][:KIND_FROM][-1]
+    # A weak match never defines the kind, however few the candidates.
+    floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)
     leaves = batch.code("leaf")
     item[eligible[np.isin(leaves[eligible], leaves[eligible[matches >= floor]])]] = True
     keep = np.ones(len(batch), dtype=bool)
