@@ -25,8 +25,9 @@ def compose_message(
     options: list[str],
     shown: int,
     relaxed: tuple[str, ...] = (),
+    spread: bool = False,
 ) -> str:
-    lead = _lead(state, shown)
+    lead = _spread_lead(state, shown) if spread and shown > 1 else _lead(state, shown)
     if relaxed and shown:
         lead = f"{_nothing(state, relaxed)} {lead}"
     if attribute is None:
@@ -45,6 +46,15 @@ def _lead(state: ShoppingState, shown: int) -> str:
     if shown == 1:
         return f"Here is my best match so far{what}."
     return f"Here are {shown} options{what}, best match first."
+
+
+def _spread_lead(state: ShoppingState, shown: int) -> str:
+    category = next((c.text or c.value for c in state.active(Attribute.CATEGORY)), "")
+    what = f" of {category}" if category else ""
+    return (
+        f"Here is a spread{what}: {shown} different kinds, brands and prices. Which one comes "
+        'closest? Tell me ("the second one") and I\'ll show more like it.'
+    )
 
 
 def _nothing(state: ShoppingState, relaxed: tuple[str, ...]) -> str:

@@ -8,7 +8,7 @@ then every evidence term is computed for all candidates at once, as columns.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from .evidence import (
     value_check,
 )
 from .hard import Requirement, hard_requirements, hold
+from .spread import anchor_of, blank_streak, picked, spread_order
 
 LEVEL_WEIGHT = {Level.HARD: 1.0, Level.GOAL: 0.8, Level.SOFT: 0.6}
 PARTS = (
@@ -73,6 +74,10 @@ class RankWeights:
     # A person's list (FOR_PEOPLE): every hard requirement holds while some candidate of the
     # wanted kind meets it (rank/hard.py). Off for the benchmark, whose answers it would move.
     hold_hard: bool = False
+    # A person's list after this many blank turns in a row ("not sure", "whatever") is a spread
+    # of kinds, brands and prices (0: never), and a pick anchors it (rank/spread.py).
+    spread_after: int = 0
+    spread_width: int = 10
 
 
 @dataclass(slots=True)
@@ -100,6 +105,7 @@ class Ranking(list[Scored]):
         super().__init__(items)
         self._explain_one = explain_one
         self.relaxed = relaxed  # hard requirements no candidate met, as the shopper put them
+        self.spread = False  # the first cards are a spread for a vague shopper
 
     def explain(self, count: int) -> Ranking:
         """Fill in the parts and evidence of the first `count` products (once each)."""
@@ -219,6 +225,9 @@ def rerank(
     in the word statistics. `semantic` is each candidate's cosine to the shopper's words, when
     the index has vectors."""
     needs = requirements(state)
+    if weights.spread_after and (pick := picked(state)):
+        # "The second one": stay near the product picked, as "more like that one" does.
+        needs = replace(needs, critique=replace(needs.critique, anchor=anchor_of(features, *pick)))
     fragments = state.active_fragments()
     stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
     batch = Batch(
@@ -238,6 +247,10 @@ def rerank(
         eligible, relaxed = held.positions, held.relaxed
     add_prominence(columns, probes, batch, weights, eligible, limit)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch)
+    if weights.spread_after and blank_streak(state) >= weights.spread_after:
+        order = spread_order(features, [s.row for s in ranking], weights.spread_width)
+        ranking[:] = [ranking[i] for i in order]
+        ranking.spread = True
     return ranking.explain(explain_top)
 
 
