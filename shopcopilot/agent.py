@@ -400,8 +400,10 @@ def _popular(features) -> Candidates:
     """The catalog's most popular products, for a shopper who has given nothing to search by
     (the list they see, and a spread once they keep drawing a blank)."""
     count = min(POPULAR, len(features))
-    rows = np.argpartition(-features.popularity, count - 1)[:count] if count else []
-    store_rows = np.sort(np.asarray(rows, dtype=np.int64)) + 1  # feature rows -> store rows
+    if not count:
+        return Candidates()
+    rows = np.argpartition(-features.popularity, count - 1)[:count]
+    store_rows = np.sort(rows.astype(np.int64)) + 1  # feature rows -> store rows
     return Candidates(rows=store_rows, scores=np.zeros(len(store_rows)), query_text="popular")
 
 
