@@ -6,7 +6,8 @@
 Plays the understanding corpus (benchmarks/data/understanding/: utterances and exchanges,
 with the exchanges' shown products put into the session) through the agent with the
 settings a person gets (FOR_PEOPLE), once with hard requirements held in the list
-(`hold_hard`, rank/hard.py) and once without, on the same index. After each turn, each
+(`hold_hard`, rank/hard.py) and once as before (without it and without the vague shopper's
+spread), on the same index. After each turn, each
 card shown (up to 10) is checked against the hard requirements of the state the turn left,
 from the product's own catalog values, not through the ranking's code: department, size,
 width, brand, colour, material (stated at the hard level; any of a facet's values will
@@ -148,7 +149,8 @@ def main() -> None:
     args = parser.parse_args()
     catalog = prepare_real_benchmark(Console(stderr=True))[0]
     held = Agent(catalog, settings=FOR_PEOPLE, warm_up=False)
-    loose_ranking = replace(FOR_PEOPLE.ranking, hold_hard=False)
+    # Before: the settings as they were (no held requirements, no vague-shopper spread).
+    loose_ranking = replace(FOR_PEOPLE.ranking, hold_hard=False, spread_after=0)
     loose = held.with_settings(replace(FOR_PEOPLE, ranking=loose_ranking))
     cases = understanding.load_corpus(understanding.CORPUS_DIR, args.split)
     records = understanding.real_records()
