@@ -58,7 +58,7 @@ def _spread_lead(state: ShoppingState, shown: int) -> str:
 
 
 def _nothing(state: ShoppingState, relaxed: tuple[str, ...]) -> str:
-    """'Nothing I found is for women, so these are not.' (or 'nothing else', after a list)"""
+    """'Nothing I found is for women, so I relaxed that.' ('Nothing else', after a list.)"""
     found = "Nothing else I found" if state.shown_this_epoch() else "Nothing I found"
     return f"{found} is {_join(list(relaxed), 'and')}, so I relaxed that."
 
