@@ -133,3 +133,12 @@ def test_a_turned_down_colour_never_shows(person):
     assert {"LJ0", "LJ1"} <= set(_ids(_play(loose, said)))  # demoted, still shown
     ids = _ids(_play(person, said))
     assert set(ids[:2]) == {"LJ2", "LJ3"} and not {"LJ0", "LJ1"} & set(ids)
+
+
+def test_the_budget_is_relaxed_when_nothing_of_the_kind_fits_it(person):
+    response = _play(person, "trail running shoes for women under $20")
+    ids = _ids(response)
+    assert set(ids[:2]) == {"WT0", "WT1"}  # the department still holds
+    assert all(i.startswith("W") for i in ids)
+    assert response["message"].startswith("Nothing I found is under $20, so I relaxed that.")
+    assert "not under $20 (nothing found is)" in response["recommendations"][0]["reason"]
