@@ -20,7 +20,7 @@ import numpy as np
 
 from ..state.model import Constraint, ShoppingState
 from ..terms import Attribute, Level
-from .evidence import Batch, accepted_departments, brands_of, rejection_check
+from .evidence import Batch, accepted_departments, brands_of, rejection_check, value_words
 
 # The facets a stated value of must hold, in the order they are kept: who it is for first.
 FACETS = ("department", "size", "width", "brand", "color", "material")
@@ -34,6 +34,7 @@ class Requirement:
     label: str  # what the shopper asked: "for women", "under $60", "without wool"
     miss: str  # what a product that fails it is: "not for women", "has wool"
     violated: Callable[[Batch], np.ndarray]  # per candidate: does it contradict it?
+    stems: tuple[str, ...] = ()  # the words `violated` asks the batch about
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +95,24 @@ def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
             return (batch.code("department") >= 0) & ~batch.code_is("department", accepted)
         if facet == "brand":
             return ~brands_of(batch, wanted)
+        # A product's lists are read from its details and often miss a value its own words
+        # name ("rose gold" listed as pink): either will do.
         listed = _LISTS[facet]
         has = np.zeros(len(batch), dtype=bool)
         for value in wanted:
-            has |= batch.listed(listed, value)
+            has |= batch.listed(listed, value) | _says(batch, value_words(value))
         return batch.lists_any(listed) & ~has
 
-    return Requirement(label, "not " + label, violated)
+    stems = tuple(dict.fromkeys(w for value in wanted for w in value_words(value)))
+    return Requirement(label, "not " + label, violated, stems if facet in _LISTS else ())
+
+
+def _says(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
+    """Per candidate: do its words hold every one of `stems`?"""
+    out = np.full(len(batch), bool(stems))
+    for word in stems:
+        out &= batch.has[word]
+    return out
 
 
 _LABELS: dict[str, Callable[[str], str]] = {

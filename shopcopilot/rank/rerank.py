@@ -229,7 +229,9 @@ def rerank(
         # "The second one": stay near the product picked, as "more like that one" does.
         needs = replace(needs, critique=replace(needs.critique, anchor=anchor_of(features, *pick)))
     fragments = state.active_fragments()
+    hard = hard_requirements(state) if weights.hold_hard else []
     stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
+    stems |= {w for requirement in hard for w in requirement.stems}
     batch = Batch(
         features, rows, stems, {word for probe in needs.categories for word, _ in probe.words}
     )
@@ -243,7 +245,7 @@ def rerank(
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
     relaxed: tuple[Requirement, ...] = ()
     if weights.hold_hard:
-        held = hold(hard_requirements(state), batch, columns.parts["category"], eligible)
+        held = hold(hard, batch, columns.parts["category"], eligible)
         eligible, relaxed = held.positions, held.relaxed
     add_prominence(columns, probes, batch, weights, eligible, limit)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch)
