@@ -11,7 +11,8 @@ spread), on the same index. After each turn, each
 card shown (up to 10) is checked against the hard requirements of the state the turn left,
 from the product's own catalog values, not through the ranking's code: department, size,
 width, brand, colour, material (stated at the hard level; any of a facet's values will
-do), a hard budget's limits, and values turned down. Unknown is never a violation.
+do; a colour or material the card's title names counts), a hard budget's limits, and values
+turned down. Unknown is never a violation.
 
 Prints per setting: cards shown, the share breaking a requirement (and by kind), turns with
 at least one such card, turns whose reply says a requirement was relaxed, cards per turn.
@@ -31,6 +32,7 @@ from shopcopilot.agent import FOR_PEOPLE, Agent
 from shopcopilot.bench import understanding
 from shopcopilot.bench.real import prepare_real_benchmark
 from shopcopilot.catalog.vocabulary import accepted_departments
+from shopcopilot.index.text import tokens
 from shopcopilot.state.critique import CUES
 from shopcopilot.terms import Level
 
@@ -47,11 +49,13 @@ def broken(agent: Agent, state: dict, asin: str) -> list[str]:
         return []
     facets = features.facets([row])[0]
     brands = {features.code_name("brand_key", row), features.code_name("store_key", row)}
+    product = agent.index.store.get(asin)
+    title = set(tokens(product.title)) if product else set()
     out = []
     hard = [c for c in state["constraints"] if c["status"] == "active" and c["level"] == Level.HARD]
     for facet in ("department", "size", "width", "brand", "color", "material"):
         wanted = [c["value"] for c in hard if c["data"].get("facet") == facet]
-        if wanted and _contradicts(facet, wanted, facets, brands):
+        if wanted and _contradicts(facet, wanted, facets, brands, title):
             out.append(facet)
     price = float(features.price[row])
     for c in hard:
@@ -64,13 +68,15 @@ def broken(agent: Agent, state: dict, asin: str) -> list[str]:
     return out
 
 
-def _contradicts(facet: str, wanted: list[str], facets, brands: set) -> bool:
+def _contradicts(facet: str, wanted: list[str], facets, brands: set, title: set) -> bool:
     if facet == "department":
         accepted = {d for value in wanted for d in accepted_departments(value)}
         return facets.department is not None and facets.department not in accepted
     if facet == "brand":
         return not {w.lower() for w in wanted} & brands
     listed = getattr(facets, _LISTS[facet])
+    if facet in ("color", "material") and any(set(tokens(w)) <= title for w in wanted):
+        return False  # the card's own title names it ("Denim Jacket" listing cotton)
     return bool(listed) and not set(wanted) & set(listed)
 
 

@@ -95,16 +95,22 @@ def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
             return (batch.code("department") >= 0) & ~batch.code_is("department", accepted)
         if facet == "brand":
             return ~brands_of(batch, wanted)
-        # A product's lists are read from its details and often miss a value its own words
-        # name ("rose gold" listed as pink): either will do.
         listed = _LISTS[facet]
         has = np.zeros(len(batch), dtype=bool)
         for value in wanted:
-            has |= batch.listed(listed, value) | _says(batch, value_words(value))
+            has |= batch.listed(listed, value)
+            if facet in _NAMED:
+                has |= _says(batch, value_words(value))
         return batch.lists_any(listed) & ~has
 
     stems = tuple(dict.fromkeys(w for value in wanted for w in value_words(value)))
-    return Requirement(label, "not " + label, violated, stems if facet in _LISTS else ())
+    return Requirement(label, "not " + label, violated, stems if facet in _NAMED else ())
+
+
+# A product's colours and materials are read from its details and miss some its own words name
+# ("denim jacket" listing cotton): either will do. Not sizes: a "9" in a product's words is as
+# often inches or a pack count as a size.
+_NAMED = ("color", "material")
 
 
 def _says(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
