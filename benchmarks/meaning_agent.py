@@ -10,9 +10,14 @@ from __future__ import annotations
 import dataclasses
 
 from shopcopilot.agent import FOR_PEOPLE, Agent, AgentSettings
+from shopcopilot.rank import RankWeights
 
+# Meaning alone: not the people's held requirements or vague-shopper spread (rank/hard.py,
+# rank/spread.py), which change the list for other reasons.
 WITH_MEANING = dataclasses.replace(
-    AgentSettings(), retrieval=FOR_PEOPLE.retrieval, ranking=FOR_PEOPLE.ranking
+    AgentSettings(),
+    retrieval=FOR_PEOPLE.retrieval,
+    ranking=RankWeights(semantic=FOR_PEOPLE.ranking.semantic),
 )
 
 

@@ -25,7 +25,9 @@ from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
 from .llm import resolver_from_env
 from .rank import RankWeights, reason, rerank
+from .rank.spread import picked
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
+from .retrieve.candidates import Candidates
 from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
@@ -49,7 +51,7 @@ class AgentSettings:
 # (docs/results.md, "Semantic layer").
 FOR_PEOPLE = AgentSettings(
     retrieval=RetrievalSettings(dense_window=50),
-    ranking=RankWeights(semantic=1.0),
+    ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2),
     dialogue=DialogueSettings(narrow=False),
 )
 
@@ -179,18 +181,27 @@ class Agent:
             return None
         text = meaning_text(state)
         words = self.vectors.query(text) if text else None
-        anchor = state.anchor()
-        products = anchor.products if anchor else []
-        rows = self.features.rows(products)
+        rows = self.features.rows(self._anchored_on(state))
         if not len(rows):
             return words
         # "More like that one": stay near the product pointed at, and near what was said.
         liked = self.vectors.mean(rows)
         return liked if words is None else self.vectors.mean_of(words, liked)
 
+    def _anchored_on(self, state: ShoppingState) -> list[str]:
+        """The products the ranking stays near: a pick (when the settings follow picks), else
+        the latest "more like that one"."""
+        pick = picked(state) if self.settings.ranking.spread_after else None
+        if pick:
+            return [pick[0]]
+        anchor = state.anchor()
+        return anchor.products if anchor else []
+
     def _retrieve(self, tracer: Tracer, state: ShoppingState, meaning: np.ndarray | None):
         with tracer.stage("retrieve") as event:
             candidates = retrieve(state, self.index, self.settings.retrieval)
+            if not len(candidates) and self.settings.ranking.spread_after:
+                candidates = _popular(self.features)  # "show me something nice": nothing to search
             by_words = len(candidates)
             window = self.settings.retrieval.dense_window
             if meaning is not None and window and self.vectors is not None:
@@ -255,8 +266,12 @@ class Agent:
                 top_k,
                 self.settings.dialogue,
                 alternatives=tracer.detailed,
+                relaxed=ranked.relaxed,
+                spread=ranked.spread,
             )
             event.output = {
+                "relaxed": list(ranked.relaxed),
+                "spread": ranked.spread,
                 "ask_attribute": decision.ask_attribute,
                 "options": decision.options,
                 "alternatives": decision.alternatives,
@@ -376,6 +391,20 @@ def _out_of_gc_reach() -> None:
     long as the process) out of the cyclic garbage collector's full passes, which would otherwise
     stall a turn for 100 ms every so often."""
     gc.freeze()
+
+
+POPULAR = 300  # the candidates a person who has said nothing searchable gets
+
+
+def _popular(features) -> Candidates:
+    """The catalog's most popular products, for a shopper who has given nothing to search by
+    (the list they see, and a spread once they keep drawing a blank)."""
+    count = min(POPULAR, len(features))
+    if not count:
+        return Candidates()
+    rows = np.argpartition(-features.popularity, count - 1)[:count]
+    store_rows = np.sort(rows.astype(np.int64)) + 1  # feature rows -> store rows
+    return Candidates(rows=store_rows, scores=np.zeros(len(store_rows)), query_text="popular")
 
 
 def _title(features, row: int) -> str:

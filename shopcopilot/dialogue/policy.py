@@ -88,14 +88,18 @@ def decide(
     top_k: int,
     settings: DialogueSettings = DialogueSettings(),
     alternatives: bool = True,
+    relaxed: tuple[str, ...] = (),
+    spread: bool = False,
 ) -> Decision:
     """The turn's question, width and message; `alternatives=False` skips scoring the questions
-    that cannot win (the trace shows them, a plain reply does not)."""
+    that cannot win (the trace shows them, a plain reply does not). `relaxed`: hard
+    requirements no candidate met, which the message owns up to. `spread`: the list is a spread
+    for a shopper who keeps drawing a blank: no question, an invitation to pick instead."""
     pool = features.facets([s.row for s in ranked[: settings.pool]])
     last_turn = turn >= settings.max_turns
     scores = (
         []
-        if (last_turn or not settings.ask)
+        if (last_turn or not settings.ask or spread)
         else _question_scores(state, pool, settings, alternatives)
     )
     best = scores[0] if scores and scores[0][1] > settings.min_gain else None
@@ -109,7 +113,7 @@ def decide(
         else _width(turn, attribute, top_k, settings, news)
     )
     options = _options(attribute, pool) if attribute else []
-    message = compose_message(state, attribute, options, min(width, len(ranked)))
+    message = compose_message(state, attribute, options, min(width, len(ranked)), relaxed, spread)
     return Decision(
         ask_attribute=attribute,
         message=message,

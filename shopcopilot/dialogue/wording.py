@@ -20,9 +20,16 @@ QUESTIONS = {
 
 
 def compose_message(
-    state: ShoppingState, attribute: str | None, options: list[str], shown: int
+    state: ShoppingState,
+    attribute: str | None,
+    options: list[str],
+    shown: int,
+    relaxed: tuple[str, ...] = (),
+    spread: bool = False,
 ) -> str:
-    lead = _lead(state, shown)
+    lead = _spread_lead(state, shown) if spread and shown > 1 else _lead(state, shown)
+    if relaxed and shown:
+        lead = f"{_nothing(state, relaxed)} {lead}"
     if attribute is None:
         return lead
     question = QUESTIONS.get(attribute, QUESTIONS["other"])
@@ -41,7 +48,22 @@ def _lead(state: ShoppingState, shown: int) -> str:
     return f"Here are {shown} options{what}, best match first."
 
 
-def _join(options: list[str]) -> str:
+def _spread_lead(state: ShoppingState, shown: int) -> str:
+    category = next((c.text or c.value for c in state.active(Attribute.CATEGORY)), "")
+    what = f" of {category}" if category else ""
+    return (
+        f"Here is a spread{what}: {shown} different kinds, brands and prices. Which one comes "
+        'closest? Tell me ("the second one") and I\'ll show more like it.'
+    )
+
+
+def _nothing(state: ShoppingState, relaxed: tuple[str, ...]) -> str:
+    """'Nothing I found is for women, so I relaxed that.' ('Nothing else', after a list.)"""
+    found = "Nothing else I found" if state.shown_this_epoch() else "Nothing I found"
+    return f"{found} is {_join(list(relaxed), 'and')}, so I relaxed that."
+
+
+def _join(options: list[str], last: str = "or") -> str:
     if len(options) <= 1:
         return "".join(options)
-    return ", ".join(options[:-1]) + " or " + options[-1]
+    return ", ".join(options[:-1]) + f" {last} " + options[-1]

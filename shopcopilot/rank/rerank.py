@@ -8,7 +8,7 @@ then every evidence term is computed for all candidates at once, as columns.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from .evidence import (
     rejection_check,
     value_check,
 )
+from .hard import Requirement, hard_requirements, hold
+from .spread import anchor_of, blank_streak, picked, spread_order
 
 LEVEL_WEIGHT = {Level.HARD: 1.0, Level.GOAL: 0.8, Level.SOFT: 0.6}
 PARTS = (
@@ -69,6 +71,13 @@ class RankWeights:
     # Cosine of the product's vector to the shopper's words (index/vectors.py), when there are
     # vectors: meaning the words miss ("keep my feet dry" and waterproof).
     semantic: float = 0.0
+    # A person's list (FOR_PEOPLE): every hard requirement holds while some candidate of the
+    # wanted kind meets it (rank/hard.py). Off for the benchmark, whose answers it would move.
+    hold_hard: bool = False
+    # A person's list after this many blank turns in a row ("not sure", "whatever") is a spread
+    # of kinds, brands and prices (0: never), and a pick anchors it (rank/spread.py).
+    spread_after: int = 0
+    spread_width: int = 10
 
 
 @dataclass(slots=True)
@@ -79,6 +88,7 @@ class Scored:
     parts: dict[str, float] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)  # what it answers ("cheaper than ...")
+    misses: list[str] = field(default_factory=list)  # relaxed requirements it fails
     position: int = -1  # its place among the turn's candidates, while it is not yet explained
 
 
@@ -86,9 +96,16 @@ class Ranking(list[Scored]):
     """Scored products, best first. Their parts and evidence are worked out on demand: a turn
     often shows one product, and explaining costs more than scoring one."""
 
-    def __init__(self, items: list[Scored], explain_one: Callable[[Scored], None]) -> None:
+    def __init__(
+        self,
+        items: list[Scored],
+        explain_one: Callable[[Scored], None],
+        relaxed: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(items)
         self._explain_one = explain_one
+        self.relaxed = relaxed  # hard requirements no candidate met, as the shopper put them
+        self.spread = False  # the first cards are a spread for a vague shopper
 
     def explain(self, count: int) -> Ranking:
         """Fill in the parts and evidence of the first `count` products (once each)."""
@@ -208,8 +225,13 @@ def rerank(
     in the word statistics. `semantic` is each candidate's cosine to the shopper's words, when
     the index has vectors."""
     needs = requirements(state)
+    if weights.spread_after and (pick := picked(state)):
+        # "The second one": stay near the product picked, as "more like that one" does.
+        needs = replace(needs, critique=replace(needs.critique, anchor=anchor_of(features, *pick)))
     fragments = state.active_fragments()
+    hard = hard_requirements(state) if weights.hold_hard else []
     stems = needs.stems() | {w for f in fragments for w in fragment_words(f)}
+    stems |= {w for requirement in hard for w in requirement.stems}
     batch = Batch(
         features, rows, stems, {word for probe in needs.categories for word, _ in probe.words}
     )
@@ -221,8 +243,16 @@ def rerank(
     eligible = np.arange(len(rows))
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
+    relaxed: tuple[Requirement, ...] = ()
+    if weights.hold_hard:
+        held = hold(hard, batch, columns.parts["category"], eligible)
+        eligible, relaxed = held.positions, held.relaxed
     add_prominence(columns, probes, batch, weights, eligible, limit)
-    ranking = _ranked(features, rows, columns, needs, probes, eligible, limit)
+    ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch)
+    if weights.spread_after and blank_streak(state) >= weights.spread_after:
+        order = spread_order(features, [s.row for s in ranking], weights.spread_width)
+        ranking[:] = [ranking[i] for i in order]
+        ranking.spread = True
     return ranking.explain(explain_top)
 
 
@@ -330,8 +360,11 @@ def _ranked(
     probes,
     positions: np.ndarray,
     limit: int | None,
+    relaxed: tuple[Requirement, ...],
+    batch: Batch,
 ) -> Ranking:
-    """The products at `positions` (not excluded), best first."""
+    """The products at `positions` (not excluded), best first; a card failing a `relaxed`
+    hard requirement says so."""
     total = columns.total
     asins = features.asins
     # Best score first; equal scores in id order, so results never depend on retrieval order.
@@ -343,7 +376,13 @@ def _ranked(
         Scored(asins[row], score, row, position=i)
         for row, score, i in zip(ranked_rows, scores, order, strict=True)
     ]
-    return Ranking(ranked, lambda item: _explain(item, features, columns, needs, probes))
+    misses = [(r.miss, r.violated(batch)) for r in relaxed]
+
+    def explain(item: Scored) -> None:
+        _explain(item, features, columns, needs, probes)
+        item.misses.extend(miss for miss, failed in misses if failed[item.position])
+
+    return Ranking(ranked, explain, tuple(r.label for r in relaxed))
 
 
 def _explain(
@@ -424,6 +463,7 @@ def reason(scored: Scored) -> str:
     said = list(dict.fromkeys(scored.answers))
     if scored.evidence:
         said.append("matches " + ", ".join(dict.fromkeys(scored.evidence)))
+    said += [f"{miss} (nothing found is)" for miss in scored.misses]
     if said:
         return "; ".join(said)
     if scored.parts.get("semantic", 0.0) > 0.0:

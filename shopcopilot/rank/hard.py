@@ -1,0 +1,161 @@
+"""Hard requirements hold in the list, while some candidate of the wanted kind meets them.
+
+The scores make a hard requirement count for a lot, but a strong match on the item can
+outweigh it: after "running shoes for women" and "make it trail running", men's trail shoes
+beat women's road shoes. In a person's list each hard requirement is a filter instead, taken
+in turn: it is kept while some candidate of the wanted kind still meets it together with the
+ones kept before it; one that none meets is relaxed, and the reply and the cards say so.
+The wanted kind is the leaf categories of the candidates best matching the item, so a
+requirement never turns a named item into another ("women's trail shoes": none here, so
+men's trail shoes, not women's road shoes). Unknown is never a violation: a product listing
+no colours may well be red.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..state.model import Constraint, ShoppingState
+from ..terms import Attribute, Level
+from .evidence import Batch, accepted_departments, brands_of, rejection_check, value_words
+
+# The facets a stated value of must hold, in the order they are kept: who it is for first.
+FACETS = ("department", "size", "width", "brand", "color", "material")
+_LISTS = {"size": "sizes", "width": "sizes", "color": "colors", "material": "materials"}
+KIND_FROM = 10  # the leaves of (at least) this many best item matches are the wanted kind
+WEAK = 0.5  # ...that match at least this share of the best match
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    label: str  # what the shopper asked: "for women", "under $60", "without wool"
+    miss: str  # what a product that fails it is: "not for women", "has wool"
+    violated: Callable[[Batch], np.ndarray]  # per candidate: does it contradict it?
+    stems: tuple[str, ...] = ()  # the words `violated` asks the batch about
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    positions: np.ndarray  # the candidates left, by position
+    relaxed: tuple[Requirement, ...]  # requirements no candidate of the item met
+
+
+def hard_requirements(state: ShoppingState) -> list[Requirement]:
+    """The state's hard requirements whose violation a product's data can show: turned-down
+    values first, then stated values by facet (any of a facet's values will do), then the
+    budget."""
+    out = [_rejection(r.attribute, r.value) for r in state.rejected]
+    values = [c for c in state.active() if c.level == Level.HARD]
+    for facet in FACETS:
+        wanted = [c.value for c in values if c.data.get("facet") == facet]
+        if wanted:
+            out.append(_values(facet, tuple(dict.fromkeys(wanted))))
+    out += [_budget(c) for c in values if c.attribute == Attribute.BUDGET and _limits(c)]
+    return out
+
+
+def hold(
+    requirements: Iterable[Requirement],
+    batch: Batch,
+    category: np.ndarray,
+    eligible: np.ndarray,
+) -> Held:
+    """The `eligible` candidates meeting every requirement that some candidate of the wanted
+    kind meets along with those kept before it. The kind: the leaves of the candidates whose
+    `category` match is among the best KIND_FROM and not weak (any kind, when no item was
+    named)."""
+    if not len(eligible):
+        return Held(eligible, ())
+    item = np.zeros(len(batch), dtype=bool)
+    matches = category[eligible]
+    # A weak match never defines the kind, however few the candidates.
+    floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)
+    leaves = batch.code("leaf")
+    item[eligible[np.isin(leaves[eligible], leaves[eligible[matches >= floor]])]] = True
+    keep = np.ones(len(batch), dtype=bool)
+    relaxed = []
+    for requirement in requirements:
+        meets = ~requirement.violated(batch)
+        if (keep & meets & item).any():
+            keep &= meets
+        else:
+            relaxed.append(requirement)
+    return Held(eligible[keep[eligible]], tuple(relaxed))
+
+
+def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
+    label = _LABELS[facet](" or ".join(wanted))
+
+    def violated(batch: Batch) -> np.ndarray:
+        if facet == "department":
+            accepted = {d for value in wanted for d in accepted_departments(value)}
+            return (batch.code("department") >= 0) & ~batch.code_is("department", accepted)
+        if facet == "brand":
+            return ~brands_of(batch, wanted)
+        listed = _LISTS[facet]
+        has = np.zeros(len(batch), dtype=bool)
+        for value in wanted:
+            has |= batch.listed(listed, value)
+            if facet in _NAMED:
+                has |= _says(batch, value_words(value))
+        return batch.lists_any(listed) & ~has
+
+    stems = tuple(dict.fromkeys(w for value in wanted for w in value_words(value)))
+    return Requirement(label, "not " + label, violated, stems if facet in _NAMED else ())
+
+
+# A product's colours and materials are read from its details and miss some its own words name
+# ("denim jacket" listing cotton): either will do. Not sizes: a "9" in a product's words is as
+# often inches or a pack count as a size.
+_NAMED = ("color", "material")
+
+
+def _says(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
+    """Per candidate: do its words hold every one of `stems`?"""
+    out = np.full(len(batch), bool(stems))
+    for word in stems:
+        out &= batch.has[word]
+    return out
+
+
+_LABELS: dict[str, Callable[[str], str]] = {
+    "department": lambda v: f"for {v}",
+    "size": lambda v: f"in {v}" if "size" in v else f"in size {v}",
+    "width": lambda v: f"in {v} width",
+    "brand": lambda v: f"by {v}",
+    "color": lambda v: f"in {v}",
+    "material": lambda v: f"in {v}",
+}
+
+
+def _rejection(facet: str, value: str) -> Requirement:
+    check = rejection_check(facet, value)
+    return Requirement(f"without {value}", f"has {value}", lambda b: check.check(b).astype(bool))
+
+
+def _limits(constraint: Constraint) -> tuple[float | None, float | None] | None:
+    low, high = constraint.data.get("min"), constraint.data.get("max")
+    return (low, high) if low is not None or high is not None else None
+
+
+def _budget(constraint: Constraint) -> Requirement:
+    low, high = _limits(constraint) or (None, None)
+    if low is not None and high is not None:
+        label = f"between ${low:g} and ${high:g}"
+    else:
+        label = f"under ${high:g}" if high is not None else f"over ${low:g}"
+
+    def violated(batch: Batch) -> np.ndarray:
+        price = batch.features.price[batch.rows]
+        out = np.zeros(len(batch), dtype=bool)
+        with np.errstate(invalid="ignore"):  # an unknown price (NaN) is no violation
+            if low is not None:
+                out |= price < low
+            if high is not None:
+                out |= price > high
+        return out
+
+    return Requirement(label, "not " + label, violated)

@@ -1,0 +1,144 @@
+"""A person's list keeps every hard requirement while some product of the wanted kind meets it,
+and says so when none does (rank/hard.py), through the agent with FOR_PEOPLE."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from shopcopilot.agent import FOR_PEOPLE, Agent
+from shopcopilot.index.text import ROOT_CATEGORY as TOP
+
+RUNNING = [TOP, "Women", "Shoes", "Athletic", "Running"]
+MEN_SHOES = [TOP, "Men", "Shoes"]
+
+
+def _catalog(record) -> list[dict]:
+    women, men = {"Department": "Womens"}, {"Department": "Mens"}
+    road = [*RUNNING, "Road Running"]
+    women_trail = [*RUNNING, "Trail Running"]
+    men_trail = [*MEN_SHOES, "Athletic", "Running", "Trail Running"]
+    jackets = [TOP, "Men", "Clothing", "Jackets & Coats", "Leather & Faux Leather"]
+    return [
+        *(
+            record(
+                f"WR{n}",
+                f"Women's Road Running Shoe {name}",
+                price=price,
+                categories=road,
+                details=women,
+            )
+            for n, (name, price) in enumerate([("Breeze", 30.0), ("Glide", 42.0), ("Pace", 50.0)])
+        ),
+        *(
+            record(
+                f"WT{n}",
+                f"Women's Trail Shoe {name}",
+                price=price,
+                categories=women_trail,
+                details=women,
+            )
+            for n, (name, price) in enumerate([("Ridge", 40.0), ("Summit", 45.0)])
+        ),
+        *(
+            record(
+                f"MT{n}",
+                f"Men's Trail Running Shoe Trail Runner {name}",
+                price=price,
+                categories=men_trail,
+                details=men,
+                rating_number=5000,
+            )
+            for n, (name, price) in enumerate(
+                [("Crag", 35.0), ("Scree", 38.0), ("Talus", 44.0), ("Mesa", 48.0)]
+            )
+        ),
+        *(
+            record(
+                f"MH{n}",
+                f"Men's Hiking Boots Waterproof {name}",
+                price=60.0 + n,
+                categories=[*MEN_SHOES, "Boots", "Hiking Boots"],
+                details=men,
+            )
+            for n, name in enumerate(["Alder", "Birch", "Cedar"])
+        ),
+        *(
+            record(
+                f"LJ{n}",
+                f"Men's {colour} Leather Jacket {name}",
+                price=90.0,
+                categories=jackets,
+                details=men,
+                rating_number=5000 if colour == "Black" else 5,
+            )
+            for n, (colour, name) in enumerate(
+                [("Black", "Rider"), ("Black", "Biker"), ("Brown", "Bomber"), ("Brown", "Aviator")]
+            )
+        ),
+    ]
+
+
+@pytest.fixture(scope="module")
+def person(tmp_path_factory, write_catalog, catalog_record) -> Agent:
+    folder: Path = tmp_path_factory.mktemp("hold-hard")
+    catalog = write_catalog(folder / "catalog.jsonl", _catalog(catalog_record))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SHOPCOPILOT_CACHE", str(folder / "cache"))
+        patch.setenv("SHOPCOPILOT_DENSE", "0")  # the words alone: the test is about filters
+        return Agent(catalog, settings=FOR_PEOPLE, warm_up=False)
+
+
+def _play(agent: Agent, *messages: str) -> dict:
+    agent.reset("s", {})
+    for turn, message in enumerate(messages, 1):
+        response = agent.respond("s", message, turn)
+    return response
+
+
+def _ids(response: dict) -> list[str]:
+    return [r["parent_asin"] for r in response["recommendations"]]
+
+
+def test_a_stated_department_holds_after_the_item_changes(person):
+    said = ("running shoes for women", "under $60", "actually make it trail running")
+    loose = person.with_settings(
+        replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, hold_hard=False))
+    )
+    assert any(i.startswith("MT") for i in _ids(_play(loose, *said)))  # men's shoes crept in
+    response = _play(person, *said)
+    ids = _ids(response)
+    assert ids[:2] == ["WT0", "WT1"] or set(ids[:2]) == {"WT0", "WT1"}
+    assert ids and all(i.startswith("W") for i in ids)  # women's, under $60, on every card
+    assert "relaxed" not in response["message"]
+
+
+def test_a_requirement_nothing_meets_is_relaxed_and_said(person):
+    response = _play(person, "hiking boots for women")
+    ids = _ids(response)
+    assert ids[0].startswith("MH")  # the item the shopper named, not a women's running shoe
+    assert "Nothing I found is for women" in response["message"]
+    for card in response["recommendations"]:
+        if card["parent_asin"].startswith("MH"):
+            assert "not for women (nothing found is)" in card["reason"]
+
+
+def test_a_turned_down_colour_never_shows(person):
+    said = "a leather jacket for men, not black"
+    loose = person.with_settings(
+        replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, hold_hard=False))
+    )
+    assert {"LJ0", "LJ1"} <= set(_ids(_play(loose, said)))  # demoted, still shown
+    ids = _ids(_play(person, said))
+    assert set(ids[:2]) == {"LJ2", "LJ3"} and not {"LJ0", "LJ1"} & set(ids)
+
+
+def test_the_budget_is_relaxed_when_nothing_of_the_kind_fits_it(person):
+    response = _play(person, "trail running shoes for women under $20")
+    ids = _ids(response)
+    assert set(ids[:2]) == {"WT0", "WT1"}  # the department still holds
+    assert all(i.startswith("W") for i in ids)
+    assert response["message"].startswith("Nothing I found is under $20, so I relaxed that.")
+    assert "not under $20 (nothing found is)" in response["recommendations"][0]["reason"]
