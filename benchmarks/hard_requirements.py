@@ -149,7 +149,9 @@ def play(agent: Agent, cases, records, show: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("dev", "test", "fresh"), default="dev")
+    parser.add_argument(
+        "--split", choices=[s for s in understanding.SPLITS if s != "all"], default="dev"
+    )
     parser.add_argument("--show", type=int, default=0, help="violating cards to print (dev)")
     parser.add_argument("-o", "--out", help="write the numbers as JSON here")
     args = parser.parse_args()
