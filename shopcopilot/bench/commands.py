@@ -14,7 +14,7 @@ from rich.console import Console
 
 from ..catalog.loader import CatalogError
 from ..paths import resolve_catalog, shared_data_dir
-from .customer import PROTOCOLS
+from .customer import BOTH, PROTOCOLS
 from .evaluate import EvalRequest, run_eval
 from .runner import (
     DEFAULT_TURN_TIMEOUT,
@@ -289,7 +289,7 @@ def bench_real_command(
     _check_out_dir(out_dir)
     catalog_path, sessions_path = prepare_real_benchmark(Console(stderr=True))
     sessions = load_sessions(sessions_path)
-    protocols = list(PROTOCOLS) if protocol == "both" else [protocol]
+    protocols = list(BOTH) if protocol == "both" else [protocol]
     for name in protocols:
         request = EvalRequest(
             agent_spec=agent,
