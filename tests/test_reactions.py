@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from test_natural import HAND_BUILT, converse, is_true, make_product
 
 from shopcopilot.bench.customer import BOTH, PROTOCOLS, make_customer
 from shopcopilot.bench.natural import (
@@ -29,8 +30,6 @@ from shopcopilot.bench.sessions_io import SCENARIOS, Session
 from shopcopilot.catalog.attributes import derive
 from shopcopilot.catalog.product import Product, product_from_record
 from shopcopilot.catalog.vocabulary import find_measures
-
-from test_natural import HAND_BUILT, converse, is_true, make_product
 
 QUIET = NoiseSettings(0, 0, 0, 0, 5)
 MM = {"mm": 1.0, "cm": 10.0, "inch": 25.4, "ft": 304.8}
