@@ -23,7 +23,7 @@ import os
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -1006,6 +1006,7 @@ class NaturalCustomer:
         if said is None:
             return None
         text, disclosures, reaction = said
+        reaction = replace(reaction, text=_sentence(text))
         if ask is None:
             return self._emit(next_turn, "reaction", text, disclosures, reactions=(reaction,))
         intent, answer, told = self._answer(ask)

@@ -86,6 +86,7 @@ class Reaction:
     aspect: str = ""
     shown: str = ""
     wanted: str = ""
+    text: str = ""  # the reaction's own words, before noise
 
 
 def closeness(target: Seen, shown: Seen) -> float:
