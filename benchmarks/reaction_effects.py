@@ -59,13 +59,23 @@ def label(reaction: Reaction) -> str:
 
 
 def read_as_meant(reaction: Reaction, diff: dict[str, Any]) -> bool:
+    """Did the state stage make the critique the reaction is (its kind, at its position)?"""
     kinds = {(c["kind"], tuple(c["positions"])) for c in diff.get("critiques", [])}
     if reaction.kind == "reject_list":
-        return any(kind == "none_of_these" for kind, _ in kinds)
+        wanted = ("none_of_these", "cheaper") if reaction.aspect == "budget" else ("none_of_these",)
+        return any(kind in wanted for kind, _ in kinds)
     return any(
         kind in EXPECTED[reaction.aspect] and reaction.position in positions
         for kind, positions in kinds
     )
+
+
+def pointed_at(reaction: Reaction, diff: dict[str, Any]) -> bool:
+    """Did the state stage at least resolve the pointer ("the second one") to the product?"""
+    if reaction.kind == "reject_list":
+        return True
+    spans = [*diff.get("references", []), *diff.get("critiques", [])]
+    return any(reaction.position in item.get("positions", []) for item in spans)
 
 
 def standing(agent: Agent, sid: str, response: dict[str, Any], target: str, data: BenchData) -> int:
@@ -128,6 +138,7 @@ def play(agent: Agent, session: Session, data: BenchData, seed: int) -> list[dic
                     "label": label(reaction),
                     "text": said.clean_text,
                     "read": read_as_meant(reaction, diff),
+                    "pointed": pointed_at(reaction, diff),
                     "with": with_rank,
                     "without": without_rank,
                 }
@@ -149,9 +160,9 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         groups[row["label"]].append(row)
     lines = [
-        "| reaction | n | read as meant | target up | target down | same "
+        "| reaction | n | pointer resolved | read as meant | target up | target down | same "
         "| median rank with / without | in the list with / without |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in sorted(groups, key=lambda n: -len(groups[n])):
         group = groups[name]
@@ -160,7 +171,8 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
         listed_with = sum(r["with"] <= TOP_K for r in group)
         listed_without = sum(r["without"] <= TOP_K for r in group)
         lines.append(
-            f"| {name} | {len(group)} | {sum(r['read'] for r in group) / len(group):.2f} "
+            f"| {name} | {len(group)} | {sum(r['pointed'] for r in group) / len(group):.2f} "
+            f"| {sum(r['read'] for r in group) / len(group):.2f} "
             f"| {up} | {down} | {len(group) - up - down} "
             f"| {statistics.median(r['with'] for r in group):g} / "
             f"{statistics.median(r['without'] for r in group):g} "

@@ -1142,6 +1142,7 @@ class NaturalCustomer:
             asin=product.parent_asin,
             head=category.head if category else "",
             leaf=attrs.leaf,
+            path=frozenset(segment.lower() for segment in attrs.category_path),
             department=attrs.department,
             price=attrs.price,
             brand=attrs.brand,

@@ -52,6 +52,7 @@ class Seen:
     asin: str
     head: str = ""  # the product noun of its category ("boots")
     leaf: str = ""
+    path: frozenset[str] = frozenset()  # its category path segments, lower-cased
     department: str | None = None
     price: float | None = None
     brand: str | None = None
@@ -170,7 +171,7 @@ def list_reasons(
     if not shown:
         return []
     reasons = []
-    if target.head and all(s.head and s.head != target.head for s in shown):
+    if target.head and all(_other_kind(target, s) for s in shown):
         reasons.append("category")
     if target.materials and all(s.materials and not target.materials & s.materials for s in shown):
         reasons.append("material")
@@ -179,6 +180,16 @@ def list_reasons(
     if budget and all(s.price and s.price > budget[1] for s in shown):
         reasons.append("budget")
     return reasons
+
+
+def _other_kind(target: Seen, shown: Seen) -> bool:
+    """Another kind of product by every reading: another product noun, and the target's leaf
+    nowhere on its category path (loafers are shoes when "Shoes" is on their path)."""
+    return bool(
+        shown.head
+        and shown.head != target.head
+        and not ({target.leaf.lower(), target.head} & shown.path)
+    )
 
 
 def _brand(name: str | None) -> str:
