@@ -6,6 +6,7 @@ one index and one product-view cache, so only the agent logic differs.
     python benchmarks/ablate.py --real --protocol official --variants all   # the bench-real catalog
     and sessions
     python benchmarks/ablate.py --catalog CATALOG --sessions SESSIONS --try 'ranking.category=5'
+    python benchmarks/ablate.py --real --protocol natural-reactive --variants default
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from rich.console import Console
 
 from shopcopilot.agent import Agent, AgentSettings
+from shopcopilot.bench.customer import PROTOCOLS
 from shopcopilot.bench.metrics import summarize
 from shopcopilot.bench.real import prepare_real_benchmark
 from shopcopilot.bench.runner import RunSettings, load_bench_data, run_session
@@ -117,7 +119,7 @@ def main() -> None:
     )
     parser.add_argument("--catalog")
     parser.add_argument("--sessions")
-    parser.add_argument("--protocol", default="official", choices=["official", "natural"])
+    parser.add_argument("--protocol", default="official", choices=PROTOCOLS)
     parser.add_argument("--variants", default="all", help="all | widths | comma-separated names")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from ..catalog.loader import CatalogError
 from ..paths import resolve_catalog, shared_data_dir
-from .customer import PROTOCOLS
+from .customer import BOTH, PROTOCOLS
 from .evaluate import EvalRequest, run_eval
 from .runner import (
     DEFAULT_TURN_TIMEOUT,
@@ -24,6 +24,12 @@ from .runner import (
     resolve_agent_spec,
 )
 from .sessions_io import Session, SessionFileError, load_sessions, write_sessions
+
+PROTOCOL_HELP = (
+    "The simulated customer: official (the organiser's rules), natural (its own words), "
+    "natural-reactive (natural, and it reacts to the products shown: picks the closest, "
+    "critiques it, or turns the list down with a reason)."
+)
 
 # Results files and session sets report what is wrong with them as ValueError.
 _PROBLEMS = (BenchError, SessionFileError, CatalogError, ValueError, OSError)
@@ -154,7 +160,13 @@ def _with_common_options(command: Callable[..., Any]) -> Callable[..., Any]:
     show_default=True,
     help="Seed for --generate and the natural customer.",
 )
-@click.option("--protocol", type=click.Choice(PROTOCOLS), default="official", show_default=True)
+@click.option(
+    "--protocol",
+    type=click.Choice(PROTOCOLS),
+    default="official",
+    show_default=True,
+    help=PROTOCOL_HELP,
+)
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Run only the first N sessions."
 )
@@ -258,7 +270,11 @@ def compare_command(before: Path, after: Path) -> None:
 @click.command("bench-real")
 @_with_common_options
 @click.option(
-    "--protocol", type=click.Choice([*PROTOCOLS, "both"]), default="both", show_default=True
+    "--protocol",
+    type=click.Choice([*PROTOCOLS, "both"]),
+    default="both",
+    show_default=True,
+    help=PROTOCOL_HELP + " both: official, then natural.",
 )
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of the natural customer."
@@ -289,7 +305,7 @@ def bench_real_command(
     _check_out_dir(out_dir)
     catalog_path, sessions_path = prepare_real_benchmark(Console(stderr=True))
     sessions = load_sessions(sessions_path)
-    protocols = list(PROTOCOLS) if protocol == "both" else [protocol]
+    protocols = list(BOTH) if protocol == "both" else [protocol]
     for name in protocols:
         request = EvalRequest(
             agent_spec=agent,

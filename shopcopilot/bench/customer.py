@@ -22,7 +22,9 @@ state (what it has disclosed, whether a one-off reply was used).
 
 Customers are built with `make_customer(protocol, session, product, seed, record, lookup)`:
 "official" is the organiser's protocol (shopcopilot.bench.official); "natural" is
-shopcopilot.bench.natural.NaturalCustomer(session, product, seed, lookup=...).
+shopcopilot.bench.natural.NaturalCustomer(session, product, seed, lookup=...);
+"natural-reactive" is the same shopper reacting to the products shown ("the second one is
+close but too expensive", "none of these, I need leather"; reactions=True).
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ from typing import Any, Protocol
 from ..catalog.product import Product
 from .sessions_io import Session
 
-PROTOCOLS = ("official", "natural")
+PROTOCOLS = ("official", "natural", "natural-reactive")
+NATURAL_PROTOCOLS = frozenset({"natural", "natural-reactive"})  # they read the shown products
+# What `bench-real --protocol both` runs (the pair every results table reports).
+BOTH = ("official", "natural")
 
 
 class Customer(Protocol):
@@ -67,8 +72,9 @@ def make_customer(
         return OfficialCustomer.for_session(
             session, record if record is not None else product.to_record()
         )
-    if protocol == "natural":
+    if protocol in NATURAL_PROTOCOLS:
         from .natural import NaturalCustomer  # written separately; imported only when asked for
 
-        return NaturalCustomer(session, product, seed, lookup=lookup)
+        reactive = protocol == "natural-reactive"
+        return NaturalCustomer(session, product, seed, lookup=lookup, reactions=reactive)
     raise ValueError(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")

@@ -23,7 +23,7 @@ import os
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,16 @@ from ..catalog.vocabulary import (
     normalize_phrase,
 )
 from .official import ALLOWED_ATTRIBUTES, override_turn_for
+from .reactions import (
+    ASPECTS,
+    LIST_REASONS,
+    Critique,
+    Reaction,
+    Seen,
+    closest,
+    critiques,
+    list_reasons,
+)
 from .sessions_io import Session
 
 TEMPLATES_PATH = Path(__file__).with_name("data") / "natural_templates.json"
@@ -118,6 +128,7 @@ class CustomerMessage:
     clean_text: str  # before typos, case and chat noise
     disclosures: tuple[Disclosure, ...]
     noise: tuple[str, ...]  # which noise kinds were applied: typo, lowercase, no_punctuation, chat
+    reactions: tuple[Reaction, ...] = ()  # what it said about the shown products (reactions on)
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # identity: each fact is told once
@@ -176,6 +187,11 @@ _REQUIRED: Mapping[str, tuple[str, ...]] = {
         "say_department_in_opening_rate",
         "rejection_scan_depth",
         "rejectable_styles",
+        "reaction_rate",
+        "reaction_nudge_rate",
+        "reaction_scan_depth",
+        "pick_rate",
+        "plain_pick_rate",
     ),
     "chat": ("prefixes", "suffixes"),
     "openings": ("buying", "browsing", "browsing_for", "intent_override", "category_only"),
@@ -205,6 +221,15 @@ _REQUIRED: Mapping[str, tuple[str, ...]] = {
     "replies": ("no_preference", "not_sure", "nothing_more", "not_quite", "not_quite_with_fact"),
     "rejections": ("color", "material", "closure", "style", "category"),
     "overrides": ("attribute", "category", "restate"),
+    "reactions": (
+        "ordinals",
+        "pointer",
+        "pointer_only",
+        "pointer_last",
+        "pick",
+        *(f"pick_{aspect}" for aspect in ASPECTS),
+        *(f"reject_list_{reason}" for reason in LIST_REASONS),
+    ),
     "values": (
         "department_adjective",
         "department_for",
@@ -231,7 +256,7 @@ _REQUIRED: Mapping[str, tuple[str, ...]] = {
         "neighbours",
     ),
 }
-_TEMPLATE_LISTS = ("openings", "facts", "replies", "rejections", "overrides")
+_TEMPLATE_LISTS = ("openings", "facts", "replies", "rejections", "overrides", "reactions")
 
 
 def templates_path() -> Path:
@@ -585,6 +610,23 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+_MM_PER_UNIT = {"mm": 1.0, "cm": 10.0, "inch": 25.4, "ft": 304.8}
+
+
+def _measures_mm(product: Product, nouns: Mapping[str, str]) -> dict[str, float]:
+    """The first single length-like measure of each noun in the features, in millimetres."""
+    found: dict[str, float] = {}
+    for feature in product.features:
+        for match in find_measures(feature):
+            measure = match.measure
+            if len(measure.values) != 1 or measure.unit not in _MM_PER_UNIT:
+                continue
+            noun = _nearby_noun(feature, match.start, match.end, nouns)
+            if noun and noun not in found and measure.values[0] > 0:
+                found[noun] = measure.values[0] * _MM_PER_UNIT[measure.unit]
+    return found
+
+
 # ---- the customer
 # ----------------------------------------------------------------------------------
 
@@ -604,7 +646,10 @@ class NaturalCustomer:
 
     `lookup` (asin -> Product) lets the shopper see shown items it can reject; without
     it, recommendation dicts that carry their own catalog fields (at least a title) are
-    read directly.
+    read directly. With `reactions` the shopper also reacts to what it is shown: it
+    points at the shown product closest to its target, maybe with a true critique of it,
+    or turns the whole list down with a true reason (protocol "natural-reactive"). Off,
+    not one random draw or word differs from the plain protocol.
     """
 
     def __init__(
@@ -615,12 +660,15 @@ class NaturalCustomer:
         *,
         noise: NoiseSettings | None = None,
         lookup: Callable[[str], Product | None] | None = None,
+        reactions: bool = False,
     ) -> None:
         self.session = session
         self.product = product
         self.rng = random.Random(f"{seed}:{session.sample_id}")
         self.noise = noise or NoiseSettings.from_templates()
         self.lookup = lookup
+        self.reactions = reactions
+        self.reacted: set[tuple[str, str]] = set()  # (asin or "", aspect): said once each
         self.text = templates()
         self.behaviour: Mapping[str, float] = self.text["behaviour"]
         self.attrs = derive(product)
@@ -663,6 +711,8 @@ class NaturalCustomer:
             self.boundary_used = True
             text = self._pick("replies", "no_preference", attribute=_spoken(ask))
             return self._emit(next_turn, "no_preference", text, (), ask)
+        if self.reactions and (reacted := self._reactive_reply(response, ask, next_turn)):
+            return reacted
         if ask is None:
             return self._emit(next_turn, *self._nudge(response))
         intent, text, disclosures = self._answer(ask)
@@ -930,6 +980,179 @@ class NaturalCustomer:
             values.append(("category", category.head, category.specific))
         return values
 
+    # -- reactions to the products shown --
+
+    def _reactive_reply(
+        self, response: Mapping[str, Any], ask: str | None, next_turn: int
+    ) -> str | None:
+        """A reply that reacts to the list shown, alone or after the answer to the question;
+        None leaves the turn to the plain protocol."""
+        if self.session.scenario_type == "intent_override" and not self.override_sent:
+            return None  # before the switch the shopper is still after the wrong thing
+        listed, everything = self._seen_list(response)
+        depth = int(self.behaviour["reaction_scan_depth"])
+        shown = [s for s in listed if s.position <= depth]
+        if not shown:
+            return None
+        message = response.get("message")
+        # A question that is about no attribute asks about the list: the shopper always answers.
+        invited = ask is None and isinstance(message, str) and "?" in message
+        rate = self.behaviour["reaction_nudge_rate" if ask is None else "reaction_rate"]
+        if not invited and self.rng.random() >= rate:
+            return None
+        # "None of these" speaks of the whole list: only when the shopper could read all of it.
+        whole = listed if everything else []
+        said = self._reaction(shown, whole, len(self._recommendations(response)))
+        if said is None:
+            return None
+        text, disclosures, reaction = said
+        reaction = replace(reaction, text=_sentence(text))
+        if ask is None:
+            return self._emit(next_turn, "reaction", text, disclosures, reactions=(reaction,))
+        intent, answer, told = self._answer(ask)
+        return self._emit(
+            next_turn,
+            intent,
+            f"{_sentence(answer)} {_sentence(text)}",
+            (*told, *disclosures),
+            ask,
+            reactions=(reaction,),
+        )
+
+    def _reaction(
+        self, shown: list[Seen], whole: list[Seen], listed: int
+    ) -> tuple[str, tuple[Disclosure, ...], Reaction] | None:
+        """Point at the closest of the top products (with a critique when one is true), or turn
+        the list down for a reason true of the target and of no product in `whole`."""
+        target = self._seen_target()
+        pick = closest(target, shown)
+        reasons = [r for r in list_reasons(target, whole, self._budget_bounds()) if self._fact(r)]
+        reasons = [r for r in reasons if ("", r) not in self.reacted]
+        if pick is not None and (not reasons or self.rng.random() < self.behaviour["pick_rate"]):
+            said = self._pick_reaction(target, pick, listed)
+            if said is not None:
+                return said
+        return self._reject_list(reasons[0]) if reasons else None
+
+    def _pick_reaction(
+        self, target: Seen, pick: Seen, listed: int
+    ) -> tuple[str, tuple[Disclosure, ...], Reaction] | None:
+        options = [c for c in critiques(target, pick) if (pick.asin, c.aspect) not in self.reacted]
+        plain = (pick.asin, "") not in self.reacted
+        if not options and not plain:
+            return None  # said all there is about it already
+        critique: Critique | None = None
+        if options and (not plain or self.rng.random() >= self.behaviour["plain_pick_rate"]):
+            # Nearly every shown product is another brand; the shopper mentions it less often.
+            weights = [0.3 if c.aspect == "brand" else 1.0 for c in options]
+            critique = self.rng.choices(options, weights)[0]
+        aspect = critique.aspect if critique else ""
+        self.reacted.add((pick.asin, aspect))
+        which = self._pointer_words(pick.position, listed)
+        if critique is None:
+            text = self._pick("reactions", "pick", which=which)
+            return text, (), Reaction("pick", pick.position, pick.asin)
+        wanted = self._wanted_fact(critique.aspect)
+        template = self._reaction_template(f"pick_{aspect}", with_wanted=wanted is not None)
+        wanted_words = self._value_words(wanted) if wanted else ""
+        text = template.format(which=which, shown=critique.shown, wanted=wanted_words)
+        disclosures: tuple[Disclosure, ...] = ()
+        if wanted is not None and "{wanted}" in template:
+            self.told.add(wanted)
+            disclosures = (wanted.disclosure(),)
+        reaction = Reaction(
+            "pick",
+            pick.position,
+            pick.asin,
+            aspect,
+            critique.shown,
+            wanted.value if wanted and disclosures else "",
+        )
+        return text, disclosures, reaction
+
+    def _reject_list(self, reason: str) -> tuple[str, tuple[Disclosure, ...], Reaction]:
+        fact = self._fact(reason)
+        assert fact is not None  # reasons are kept only for the target's facts
+        self.told.add(fact)
+        self.reacted.add(("", reason))
+        text = self._pick(
+            "reactions",
+            f"reject_list_{reason}",
+            value=self._value_words(fact),
+            fact_sentence=_sentence(self._clause(fact)),
+        )
+        return text, (fact.disclosure(),), Reaction("reject_list", 0, "", reason, "", fact.value)
+
+    def _wanted_fact(self, aspect: str) -> Fact | None:
+        """The target's own value a critique may name ("I want it in navy"), if it has one."""
+        return self._fact(aspect) if aspect in ("brand", "color", "material") else None
+
+    def _reaction_template(self, key: str, with_wanted: bool) -> str:
+        options = self.text["reactions"][key]
+        usable = [t for t in options if with_wanted or "{wanted}" not in t] or options
+        return str(self.rng.choice(usable))
+
+    def _pointer_words(self, position: int, listed: int) -> str:
+        """How the shopper points at a position: "the second one", "#2", "that one"."""
+        reactions = self.text["reactions"]
+        if listed == 1:
+            return self._pick("reactions", "pointer_only")
+        if position == listed and self.rng.random() < 0.3:
+            return self._pick("reactions", "pointer_last")
+        ordinals = reactions["ordinals"]
+        ordinal = ordinals[position - 1] if position <= len(ordinals) else f"#{position}"
+        return self._pick("reactions", "pointer", ordinal=ordinal, number=str(position))
+
+    def _budget_bounds(self) -> tuple[float, float] | None:
+        fact = self._fact("budget")
+        return (fact.low or 0.0, fact.high) if fact and fact.high else None
+
+    def _recommendations(self, response: Mapping[str, Any]) -> Sequence[Any]:
+        recommendations = response.get("recommendations")
+        if not isinstance(recommendations, Sequence) or isinstance(recommendations, str):
+            return ()
+        return recommendations
+
+    def _seen_list(self, response: Mapping[str, Any]) -> tuple[list[Seen], bool]:
+        """The list as the shopper sees it, the target left out, and whether it could read every
+        item (an id it cannot look up is a product it has not seen)."""
+        seen, everything = [], True
+        for position, item in enumerate(self._recommendations(response), start=1):
+            shown = self._shown_product(item)
+            if shown is None:
+                everything = False
+            elif shown.parent_asin != self.product.parent_asin:
+                seen.append(self._seen(shown, position))
+        return seen, everything
+
+    def _seen_target(self) -> Seen:
+        return self._seen(self.product, 0, self.attrs, self.category)
+
+    def _seen(
+        self,
+        product: Product,
+        position: int,
+        attrs: Attributes | None = None,
+        category: CategoryWords | None = None,
+    ) -> Seen:
+        attrs = attrs or derive(product)
+        category = category or describe_category(attrs, product.title)
+        return Seen(
+            position=position,
+            asin=product.parent_asin,
+            head=category.head if category else "",
+            leaf=attrs.leaf,
+            path=frozenset(segment.lower() for segment in attrs.category_path),
+            department=attrs.department,
+            price=attrs.price,
+            brand=attrs.brand,
+            colors=frozenset(attrs.colors),
+            materials=frozenset(attrs.material_names),
+            styles=frozenset(attrs.styles),
+            words=frozenset(_TITLE_WORD.findall(product.title.lower())),
+            measures=_measures_mm(product, self.text["values"]["dimension_nouns"]),
+        )
+
     # -- wording --
 
     def _category_phrase(self, department: str | None = None) -> tuple[str, tuple[Disclosure, ...]]:
@@ -1079,14 +1302,18 @@ class NaturalCustomer:
         text: str,
         disclosures: tuple[Disclosure, ...],
         asked: str | None = None,
+        reactions: tuple[Reaction, ...] = (),
     ) -> str:
         clean = _sentence(text)
         if self._leaks(clean):
             # Never hand the agent the target's id or exact title, whatever the wording produced.
             clean, disclosures, intent = _sentence(self._pick("replies", "not_quite")), (), "nudge"
+            reactions = ()
         noisy, noise = self._add_noise(clean)
         self.transcript.append(
-            CustomerMessage(turn, intent, asked, noisy, clean, tuple(disclosures), noise)
+            CustomerMessage(
+                turn, intent, asked, noisy, clean, tuple(disclosures), noise, tuple(reactions)
+            )
         )
         return noisy
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..catalog.loader import iter_lines
 from ..catalog.product import Product, RecordError, product_from_record
-from .customer import Customer, make_customer
+from .customer import NATURAL_PROTOCOLS, Customer, make_customer
 from .metrics import Outcome
 from .official import EMPTY_RESPONSE, MAX_TURNS, TOP_K, score_recommendations
 from .sessions_io import Session
@@ -278,7 +278,9 @@ def run_session(agent: Any, session: Session, data: BenchData, settings: RunSett
         data.target_product(session.target_asin),
         settings.seed,
         record=data.target_records[session.target_asin],
-        lookup=product_lookup(data.catalog_path) if settings.protocol == "natural" else None,
+        lookup=product_lookup(data.catalog_path)
+        if settings.protocol in NATURAL_PROTOCOLS
+        else None,
     )
     run = SessionRun(
         session.sample_id,
