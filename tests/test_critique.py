@@ -269,3 +269,13 @@ def test_a_card_at_the_anchors_price_is_not_called_cheaper() -> None:
     said = {"kind": "cheaper", "price": 7.0}
     assert _price_answer(6.5, said) == "$6.5, cheaper than the $7 one you pointed at"
     assert _price_answer(7.0, said) == "$7, about the price of the $7 one you pointed at"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the second one is nearly it", "#2 is pretty much what I'm after", "the second looks about right"],
+)
+def test_more_ways_to_pick_a_shown_product(text):
+    reading = read(text)
+    assert kinds(reading) == {"pick"}
+    assert {p for r in reading.references for p in r.positions} == {2}
