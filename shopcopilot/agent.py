@@ -190,7 +190,7 @@ class Agent:
 
     def _retrieve(self, tracer: Tracer, state: ShoppingState, meaning: np.ndarray | None):
         with tracer.stage("retrieve") as event:
-            candidates = retrieve(state, self.index, self.settings.retrieval)
+            candidates = retrieve(state, self.index, self.settings.retrieval, self.features)
             by_words = len(candidates)
             window = self.settings.retrieval.dense_window
             if meaning is not None and window and self.vectors is not None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..index.query import Filters, Query, RowHits, phrase, terms
+from ..index.features import FeatureStore
+from ..index.query import Clause, Filters, Occur, Query, RowHits, phrase, terms
 from ..index.text import tokens
 from ..state.model import ShoppingState
 from ..terms import Attribute, Level
+from .facts import fact_rows
 
 # Phrase clauses look where the shopper's quoted requirements come from.
 PHRASE_FIELDS = ("features", "details", "title", "description")
@@ -32,6 +34,15 @@ class RetrievalSettings:
     # With product vectors: the products nearest the shopper's words in meaning join the
     # candidates (with no lexical score), so a paraphrase can find what no word matches.
     dense_window: int = 0
+    # A category holding more than this many windows of products is searched inside (its words
+    # required in the categories field): the open query's window is then too thin a slice of it,
+    # filled by products of other categories that share the shopper's other words. 0: never.
+    scope_ratio: float = 20.0
+    # Optional words held by more than this many products in a field are left to the reranker
+    # (index/query.py, Query.max_postings): they cost most of a search at a million products
+    # and order nothing. A count, not a share: a catalog this small or smaller is searched
+    # exactly as without it. None: every word is searched.
+    max_postings: int | None = 200_000
 
 
 @dataclass(slots=True)
@@ -87,7 +98,14 @@ def budget_filters(state: ShoppingState) -> Filters | None:
     return None
 
 
-def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candidates:
+def retrieve(
+    state: ShoppingState,
+    index,
+    settings: RetrievalSettings,
+    features: FeatureStore | None = None,
+) -> Candidates:
+    """The candidates for this turn's state; `features` (the index's feature store) adds the
+    products holding every stated requirement in a large category."""
     query = build_query(state)
     window = window_for(state, settings)
     out = Candidates(query_text=_describe(query), window=window)
@@ -95,7 +113,9 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
         return out
     filters = budget_filters(state)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
-    searches = [(query, window)]
+    scope = large_category(state, index, window, settings, filters, weights)
+    main = Query((scope, *query.clauses)) if scope else query
+    searches = [(replace(main, max_postings=settings.max_postings), window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
     searches += [
         (Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window)
@@ -107,14 +127,60 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
         for f in state.active_fragments()
         if len(tokens(f.text)) >= 2
     )
-    if phrases and settings.phrase_window:
-        searches.append(
-            (Query(phrases), min(settings.phrase_window * len(phrases), settings.max_phrase_hits))
-        )
+    if phrases and settings.phrase_window and scope is None:
+        limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
+        searches.append((Query(phrases, max_postings=settings.max_postings), limit))
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     found = [main, *map(_unscored, others)]
+    if scope is not None and features is not None:
+        # In a large category, the few products holding every requirement said (facts.py).
+        rows = within_budget(fact_rows(state, features, window), features, filters)
+        found.insert(1, RowHits(rows + 1, [0.0] * len(rows)))  # feature rows -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
+
+
+def category_scope(state: ShoppingState) -> Clause | None:
+    """The shopper's words for the item, each required in the categories field (the catalog's
+    own path words, as a shopper naming a category by its path says them); None without a
+    category."""
+    for constraint in state.active(Attribute.CATEGORY)[-1:]:
+        words = constraint.text or constraint.value
+        if tokens(words):
+            return terms(words, occur=Occur.MUST, fields=("categories",))
+    return None
+
+
+def within_budget(rows: np.ndarray, features: FeatureStore, filters: Filters | None) -> np.ndarray:
+    """The feature rows whose price passes the budget filters (an unknown price passes, as in
+    the search)."""
+    if filters is None or not len(rows):
+        return rows
+    price = features.price[rows]
+    keep = np.ones(len(rows), dtype=bool)
+    if filters.min_price is not None:
+        keep &= ~(price < filters.min_price)
+    if filters.max_price is not None:
+        keep &= ~(price > filters.max_price)
+    return rows[keep]
+
+
+def large_category(
+    state: ShoppingState,
+    index,
+    window: int,
+    settings: RetrievalSettings,
+    filters: Filters | None,
+    weights: dict[str, float],
+) -> Clause | None:
+    """The shopper's category as a required clause when it outnumbers the window `scope_ratio`
+    times (its products counted within the budget); None otherwise, so a small catalog, a small
+    category or words the paths do not hold change nothing."""
+    scope = category_scope(state)
+    if scope is None or not settings.scope_ratio:
+        return None
+    size = index.count(Query((scope,)), filters=filters, weights=weights)
+    return scope if size > settings.scope_ratio * window else None
 
 
 def meaning_text(state: ShoppingState) -> str:
