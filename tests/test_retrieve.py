@@ -6,12 +6,17 @@ the candidates are read back as product ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from shopcopilot.index import CatalogIndex
+from shopcopilot.index import CatalogIndex, open_index
+from shopcopilot.index.features import FeatureStore, load_or_build
 from shopcopilot.retrieve import Candidates, RetrievalSettings, retrieve
+from shopcopilot.retrieve.facts import fact_rows
 from shopcopilot.state import Constraint, Fragment, ShoppingState
 from shopcopilot.terms import Attribute, Level, Status
 
@@ -144,3 +149,92 @@ def test_a_product_found_by_several_searches_is_listed_once_with_its_main_score(
     candidates = retrieve(state, hand_index, DEFAULT)
     assert ids(hand_index, candidates) == ["STORE01"]
     assert candidates.scores.tolist()[0] > 0
+
+
+# --- a large category: searched inside, and the products holding every requirement -------------
+
+FORMAL = ["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Formal"]
+# Scope any category holding more than two windows of products (the default asks for 20).
+SCOPED = RetrievalSettings(base_window=2, browsing_window_bonus=0, scope_ratio=1.0)
+
+
+@pytest.fixture(scope="module")
+def look_alikes(
+    tmp_path_factory: pytest.TempPathFactory,
+    catalog_record: Callable[..., dict[str, object]],
+    write_catalog: Callable[[Path, list[dict[str, object]]], Path],
+) -> Iterator[tuple[CatalogIndex, FeatureStore]]:
+    """Twelve formal dresses saying "100% viscose" and "zip" in their short titles, and TARGET,
+    the one whose long features also say "back"; and sundresses in another category saying
+    "viscose zip back"."""
+    dresses = [
+        catalog_record(
+            f"ALIKE{n:02d}",
+            "100% Viscose Zip, 100% Viscose Zip",
+            categories=FORMAL,
+            features=["Zip"],
+        )
+        for n in range(12)
+    ]
+    target = catalog_record(
+        "TARGET",
+        "Long Sleeve Evening Gown With Crew Neck",
+        categories=FORMAL,
+        features=["100% Viscose", "Zip back closure for an easy fit, imported"],
+    )
+    elsewhere = [
+        catalog_record(
+            f"SUN{n:02d}",
+            "Viscose Zip Back Sundress",
+            categories=["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Casual"],
+            features=["Viscose zip back"],
+        )
+        for n in range(4)
+    ]
+    folder = tmp_path_factory.mktemp("look-alikes")
+    catalog = write_catalog(folder / "catalog.jsonl", [*dresses, target, *elsewhere])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SHOPCOPILOT_CACHE", str(folder / "cache"))
+        index = open_index(catalog, progress=False)
+    yield index, load_or_build(index.store, index.path)
+    index.close()
+
+
+def formal_dress(*fragments: str) -> ShoppingState:
+    formal = category("dresses formal", text="Dresses Formal", data={"words": {"formal": 1.0}})
+    return state_of(formal, fragments=tuple(Fragment(text, 1, 0) for text in fragments))
+
+
+def test_a_large_category_is_searched_inside(look_alikes):
+    index, _ = look_alikes
+    state = formal_dress("viscose zip back")
+    assert any(i.startswith("SUN") for i in ids(index, retrieve(state, index, ONE_ROW)))
+    inside = ids(index, retrieve(state, index, SCOPED))
+    assert inside and not any(i.startswith("SUN") for i in inside)
+    # A category no larger than scope_ratio windows is searched as before.
+    small = RetrievalSettings(base_window=2, browsing_window_bonus=0, scope_ratio=20.0)
+    assert ids(index, retrieve(state, index, small)) == ids(
+        index, retrieve(state, index, replace(small, scope_ratio=0.0))
+    )
+
+
+def test_the_products_holding_every_requirement_join_a_large_category_unscored(look_alikes):
+    index, features = look_alikes
+    state = formal_dress("100% Viscose", "Zip back")
+    searched = retrieve(state, index, SCOPED)
+    assert "TARGET" not in ids(index, searched)  # the look-alikes outscore it
+    candidates = retrieve(state, index, SCOPED, features)
+    found_ids = ids(index, candidates)
+    assert "TARGET" in found_ids and candidates.scores[found_ids.index("TARGET")] == 0.0
+    assert found_ids[: len(searched)] == ids(index, searched)  # the search's order comes first
+
+
+def test_requirements_held_by_more_products_than_the_window_add_nothing(look_alikes):
+    index, features = look_alikes
+    assert len(fact_rows(formal_dress("viscose"), features, 20)) == 13  # the twelve and TARGET
+    assert not len(fact_rows(formal_dress("viscose"), features, 12))  # more than the limit
+    assert not len(fact_rows(formal_dress("viscose", "velvet"), features, 20))  # no one says both
+    assert not len(fact_rows(formal_dress(), features, 20))  # no requirement: no lookup
+    # Only products in the category: the sundresses say every word too.
+    rows = fact_rows(formal_dress("viscose zip back"), features, 20)
+    assert index.store.asins_for_rows((rows + 1).tolist()) == ["TARGET"]

@@ -223,10 +223,13 @@ class TantivyBackend:
     def _too_common(
         self, words: tuple[str, ...], field_name: str, max_postings: int | None
     ) -> bool:
-        """Is every one of `words` held by more than `max_postings` products in the field?"""
+        """Under a bound: is every one of `words` held by more than `max_postings` products in
+        the field, or one by none (a term that matches nothing is left out too, so that a query
+        left with nothing to score is known as such)?"""
         if max_postings is None or max_postings >= self._searcher.num_docs:
             return False  # no word can pass the bound: no need to look
-        return all(self._doc_freq(word, field_name) > max_postings for word in words)
+        held = [self._doc_freq(word, field_name) for word in words]
+        return min(held) == 0 or min(held) > max_postings
 
     def _doc_freq(self, word: str, field_name: str) -> int:
         key = (word, field_name)

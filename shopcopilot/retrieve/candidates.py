@@ -115,6 +115,7 @@ def retrieve(
     weights = dict.fromkeys(settings.skip_fields, 0.0)
     scope = large_category(state, index, window, settings, filters, weights)
     main = Query((scope, *query.clauses)) if scope else query
+    out.query_text = _describe(main)
     searches = [(replace(main, max_postings=settings.max_postings), window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
     searches += [
@@ -223,5 +224,6 @@ def _describe(query: Query) -> str:
     parts = []
     for clause in query.clauses:
         text = " ".join(clause.words)
-        parts.append(f'"{text}"' if clause.phrase else text)
+        text = f'"{text}"' if clause.phrase else text
+        parts.append(f"+({text})" if clause.occur is Occur.MUST else text)  # the category scope
     return " | ".join(parts)
