@@ -211,6 +211,20 @@ def test_a_large_category_is_searched_inside(look_alikes):
     assert any(i.startswith("SUN") for i in ids(index, retrieve(state, index, ONE_ROW)))
     inside = ids(index, retrieve(state, index, SCOPED))
     assert inside and not any(i.startswith("SUN") for i in inside)
+    # The scope is a filter: inside it, the scores are the open search's.
+    wide = replace(SCOPED, base_window=50, scope_ratio=0.1)
+    opened = retrieve(state, index, replace(wide, scope_ratio=0.0))
+    scored = dict(zip(ids(index, opened), opened.scores.tolist(), strict=True))
+    scoped = retrieve(state, index, wide)
+    assert len(scoped) == 13 and len(opened) == 17
+    assert dict(zip(ids(index, scoped), scoped.scores.tolist(), strict=True)).items() <= (
+        scored.items()
+    )
+    # A category every product is in ("dresses") narrows nothing: searched as before.
+    dresses = state_of(category("dresses", text="Dresses"), fragments=(Fragment("viscose", 1, 0),))
+    assert ids(index, retrieve(dresses, index, SCOPED)) == ids(
+        index, retrieve(dresses, index, replace(SCOPED, scope_ratio=0.0))
+    )
     # A category no larger than scope_ratio windows is searched as before.
     small = RetrievalSettings(base_window=2, browsing_window_bonus=0, scope_ratio=20.0)
     assert ids(index, retrieve(state, index, small)) == ids(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..index.features import FeatureStore
-from ..index.query import Clause, Filters, Occur, Query, RowHits, phrase, terms
+from ..index.query import Filters, Occur, Query, RowHits, phrase, terms
 from ..index.text import tokens
 from ..state.model import ShoppingState
 from ..terms import Attribute, Level
@@ -114,9 +114,9 @@ def retrieve(
     filters = budget_filters(state)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
     scope = large_category(state, index, window, settings, filters, weights)
-    main = Query((scope, *query.clauses)) if scope else query
-    out.query_text = _describe(main)
-    searches = [(replace(main, max_postings=settings.max_postings), window)]
+    if scope:
+        filters = replace(filters or Filters(), category_words=scope)
+    searches = [(replace(query, max_postings=settings.max_postings), window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
     searches += [
         (Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window)
@@ -128,28 +128,17 @@ def retrieve(
         for f in state.active_fragments()
         if len(tokens(f.text)) >= 2
     )
-    if phrases and settings.phrase_window and scope is None:
+    if phrases and settings.phrase_window and not scope:
         limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
         searches.append((Query(phrases, max_postings=settings.max_postings), limit))
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     found = [main, *map(_unscored, others)]
-    if scope is not None and features is not None:
+    if scope and features is not None:
         # In a large category, the few products holding every requirement said (facts.py).
         rows = within_budget(fact_rows(state, features, window), features, filters)
         found.insert(1, RowHits(rows + 1, [0.0] * len(rows)))  # feature rows -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
-
-
-def category_scope(state: ShoppingState) -> Clause | None:
-    """The shopper's words for the item, each required in the categories field (the catalog's
-    own path words, as a shopper naming a category by its path says them); None without a
-    category."""
-    for constraint in state.active(Attribute.CATEGORY)[-1:]:
-        words = constraint.text or constraint.value
-        if tokens(words):
-            return terms(words, occur=Occur.MUST, fields=("categories",))
-    return None
 
 
 def within_budget(rows: np.ndarray, features: FeatureStore, filters: Filters | None) -> np.ndarray:
@@ -166,6 +155,14 @@ def within_budget(rows: np.ndarray, features: FeatureStore, filters: Filters | N
     return rows[keep]
 
 
+def category_words(state: ShoppingState) -> tuple[str, ...]:
+    """The shopper's words for the item as index tokens (a shopper naming a category by its
+    path says the catalog's own path words); () without a category."""
+    for constraint in state.active(Attribute.CATEGORY)[-1:]:
+        return tuple(dict.fromkeys(tokens(constraint.text or constraint.value)))
+    return ()
+
+
 def large_category(
     state: ShoppingState,
     index,
@@ -173,15 +170,17 @@ def large_category(
     settings: RetrievalSettings,
     filters: Filters | None,
     weights: dict[str, float],
-) -> Clause | None:
-    """The shopper's category as a required clause when it outnumbers the window `scope_ratio`
-    times (its products counted within the budget); None otherwise, so a small catalog, a small
-    category or words the paths do not hold change nothing."""
-    scope = category_scope(state)
-    if scope is None or not settings.scope_ratio:
-        return None
-    size = index.count(Query((scope,)), filters=filters, weights=weights)
-    return scope if size > settings.scope_ratio * window else None
+) -> tuple[str, ...]:
+    """The category's words, when the products whose category paths hold them all (within the
+    budget) outnumber the window `scope_ratio` times and are not the whole catalog: the search
+    is then kept inside them. () otherwise, so a small catalog, a small category, a category
+    every product is in or words no path holds change nothing."""
+    words = category_words(state)
+    if not words or not settings.scope_ratio:
+        return ()
+    inside = Query((terms(" ".join(words), occur=Occur.MUST, fields=("categories",)),))
+    size = index.count(inside, filters=filters, weights=weights)
+    return words if settings.scope_ratio * window < size < len(index.store) else ()
 
 
 def meaning_text(state: ShoppingState) -> str:
@@ -224,6 +223,5 @@ def _describe(query: Query) -> str:
     parts = []
     for clause in query.clauses:
         text = " ".join(clause.words)
-        text = f'"{text}"' if clause.phrase else text
-        parts.append(f"+({text})" if clause.occur is Occur.MUST else text)  # the category scope
+        parts.append(f'"{text}"' if clause.phrase else text)
     return " | ".join(parts)
