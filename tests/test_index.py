@@ -195,22 +195,6 @@ def test_a_phrase_is_left_out_only_when_every_word_is_over_max_postings(
     assert found("quilted parka")[0] == "PARKA1"
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_a_category_filter_keeps_hits_whose_path_holds_every_word_and_their_scores(
-    hand_index: CatalogIndex, backend: str
-) -> None:
-    weights = STARTER_WEIGHTS if backend == "fts5" else None
-    every = hand_index.search("parka", backend=backend, weights=weights)
-    womens = Filters(category_words=("women", "coats"))
-    inside = hand_index.search("parka", backend=backend, weights=weights, filters=womens)
-    assert [hit.parent_asin for hit in inside] == ["PARKA1", "PARKA3"]
-    assert {h.parent_asin: h.score for h in inside}.items() <= {
-        h.parent_asin: h.score for h in every
-    }.items()
-    with pytest.raises(ValueError, match="category_words"):
-        Filters(category_words=("Women",))
-
-
 def test_max_postings_is_checked_and_fts5_refuses_it(hand_index: CatalogIndex) -> None:
     with pytest.raises(ValueError, match="max_postings"):
         Query((terms("parka"),), max_postings=0)

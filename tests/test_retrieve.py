@@ -151,11 +151,12 @@ def test_a_product_found_by_several_searches_is_listed_once_with_its_main_score(
     assert candidates.scores.tolist()[0] > 0
 
 
-# --- a large category: searched inside, and the products holding every requirement -------------
+# --- a large category: the products holding every requirement ----------------------------------
 
 FORMAL = ["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Formal"]
-# Scope any category holding more than two windows of products (the default asks for 20).
-SCOPED = RetrievalSettings(base_window=2, browsing_window_bonus=0, scope_ratio=1.0)
+# A two-product window, and any category holding more than it counts as large (the default
+# asks for 20 windows).
+FACTS = RetrievalSettings(base_window=2, browsing_window_bonus=0, facts_ratio=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -181,6 +182,7 @@ def look_alikes(
         "Long Sleeve Evening Gown With Crew Neck",
         categories=FORMAL,
         features=["100% Viscose", "Zip back closure for an easy fit, imported"],
+        price=60.0,
     )
     elsewhere = [
         catalog_record(
@@ -189,7 +191,7 @@ def look_alikes(
             categories=["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Casual"],
             features=["Viscose zip back"],
         )
-        for n in range(4)
+        for n in range(18)  # so that the formal dresses are less than half the catalog
     ]
     folder = tmp_path_factory.mktemp("look-alikes")
     catalog = write_catalog(folder / "catalog.jsonl", [*dresses, target, *elsewhere])
@@ -205,42 +207,33 @@ def formal_dress(*fragments: str) -> ShoppingState:
     return state_of(formal, fragments=tuple(Fragment(text, 1, 0) for text in fragments))
 
 
-def test_a_large_category_is_searched_inside(look_alikes):
-    index, _ = look_alikes
-    state = formal_dress("viscose zip back")
-    assert any(i.startswith("SUN") for i in ids(index, retrieve(state, index, ONE_ROW)))
-    inside = ids(index, retrieve(state, index, SCOPED))
-    assert inside and not any(i.startswith("SUN") for i in inside)
-    # The scope is a filter: inside it, the scores are the open search's.
-    wide = replace(SCOPED, base_window=50, scope_ratio=0.1)
-    opened = retrieve(state, index, replace(wide, scope_ratio=0.0))
-    scored = dict(zip(ids(index, opened), opened.scores.tolist(), strict=True))
-    scoped = retrieve(state, index, wide)
-    assert len(scoped) == 13 and len(opened) == 17
-    assert dict(zip(ids(index, scoped), scoped.scores.tolist(), strict=True)).items() <= (
-        scored.items()
-    )
-    # A category every product is in ("dresses") narrows nothing: searched as before.
-    dresses = state_of(category("dresses", text="Dresses"), fragments=(Fragment("viscose", 1, 0),))
-    assert ids(index, retrieve(dresses, index, SCOPED)) == ids(
-        index, retrieve(dresses, index, replace(SCOPED, scope_ratio=0.0))
-    )
-    # A category no larger than scope_ratio windows is searched as before.
-    small = RetrievalSettings(base_window=2, browsing_window_bonus=0, scope_ratio=20.0)
-    assert ids(index, retrieve(state, index, small)) == ids(
-        index, retrieve(state, index, replace(small, scope_ratio=0.0))
-    )
-
-
 def test_the_products_holding_every_requirement_join_a_large_category_unscored(look_alikes):
     index, features = look_alikes
-    state = formal_dress("100% Viscose", "Zip back")
-    searched = retrieve(state, index, SCOPED)
+    state = formal_dress("viscose", "back")
+    searched = retrieve(state, index, FACTS)
     assert "TARGET" not in ids(index, searched)  # the look-alikes outscore it
-    candidates = retrieve(state, index, SCOPED, features)
+    candidates = retrieve(state, index, FACTS, features)
     found_ids = ids(index, candidates)
     assert "TARGET" in found_ids and candidates.scores[found_ids.index("TARGET")] == 0.0
     assert found_ids[: len(searched)] == ids(index, searched)  # the search's order comes first
+    # Not in a category no larger than facts_ratio windows, nor under a word no path holds.
+    for state_, settings in (
+        (state, replace(FACTS, facts_ratio=20.0)),
+        (state, replace(FACTS, facts_ratio=0.0)),
+        (
+            state_of(
+                category("gowns", text="Gowns"),
+                fragments=(Fragment("viscose", 1, 0), Fragment("back", 1, 0)),
+            ),
+            FACTS,
+        ),
+    ):
+        with_features = retrieve(state_, index, settings, features)
+        assert ids(index, with_features) == ids(index, retrieve(state_, index, settings))
+    # Within the budget only.
+    cheap = formal_dress("viscose", "back")
+    cheap.constraints.append(budget(high=5))
+    assert "TARGET" not in ids(index, retrieve(cheap, index, FACTS, features))
 
 
 def test_requirements_held_by_more_products_than_the_window_add_nothing(look_alikes):

@@ -195,9 +195,6 @@ def _where(plan: _Plan, filters: Filters) -> tuple[str, list[Any]]:
         if filters.departments:
             conditions.append(f"p.department IN ({','.join('?' * len(filters.departments))})")
             params.extend(filters.departments)
-        if filters.category_words:
-            conditions.append("fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?)")
-            params.append(" AND ".join(f'categories : "{w}"' for w in filters.category_words))
     return f"{joins}WHERE {' AND '.join(conditions)}", params
 
 

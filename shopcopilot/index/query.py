@@ -171,17 +171,8 @@ class Filters:
     max_price: float | None = None
     department: str | tuple[str, ...] | None = None
     include_missing_price: bool = True
-    # Words every hit's category path holds (index tokens: lower-cased words): a category
-    # filter, which leaves the scores as they are.
-    category_words: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "category_words", tuple(self.category_words))
-        if not all(isinstance(w, str) and tokens(w) == [w] for w in self.category_words):
-            raise ValueError(
-                "Filters.category_words must be index tokens (lower-cased single words), "
-                f"got {self.category_words!r}"
-            )
         for name in ("min_price", "max_price"):
             value = getattr(self, name)
             if value is not None and (
@@ -213,7 +204,7 @@ class Filters:
 
     @property
     def is_empty(self) -> bool:
-        return not self.limits_price and not self.departments and not self.category_words
+        return not self.limits_price and not self.departments
 
 
 @dataclass(frozen=True, slots=True)

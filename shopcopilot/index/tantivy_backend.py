@@ -287,10 +287,6 @@ class TantivyBackend:
                 self._schema, "department", list(filters.departments)
             )
             clauses.append((tantivy.Occur.Must, _zero_score(departments)))
-        clauses += [
-            (tantivy.Occur.Must, _zero_score(self._term(word, "categories")))
-            for word in filters.category_words
-        ]
         return clauses
 
 

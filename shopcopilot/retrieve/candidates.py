@@ -34,15 +34,18 @@ class RetrievalSettings:
     # With product vectors: the products nearest the shopper's words in meaning join the
     # candidates (with no lexical score), so a paraphrase can find what no word matches.
     dense_window: int = 0
-    # A category holding more than this many windows of products is searched inside (its words
-    # required in the categories field): the open query's window is then too thin a slice of it,
-    # filled by products of other categories that share the shopper's other words. 0: never.
-    scope_ratio: float = 20.0
-    # Optional words held by more than this many products in a field are left to the reranker
-    # (index/query.py, Query.max_postings): they cost most of a search at a million products
-    # and order nothing. A count, not a share: a catalog this small or smaller is searched
-    # exactly as without it. None: every word is searched.
-    max_postings: int | None = 200_000
+    # In a category holding more than this many windows of products, the products that hold
+    # every requirement the shopper stated (retrieve/facts.py) join the candidates when they
+    # are at most `facts_window` (0: the turn's window): the scored search's window is too thin
+    # a slice of such a category to be sure of them. A ratio to the window, so at 50,000
+    # products (where the windows were tuned) only the broadest categories reach it. 0: never.
+    facts_ratio: float = 20.0
+    facts_window: int = 0
+    # Optional words held by more than this many products in a field are left out of the search
+    # (index/query.py, Query.max_postings): they are most of its cost at a million products. A
+    # count, not a share, so a smaller catalog is searched exactly as without it. None (the
+    # default): every word is searched; the bound cost quality at a million (docs/benchmarks.md).
+    max_postings: int | None = None
 
 
 @dataclass(slots=True)
@@ -104,8 +107,8 @@ def retrieve(
     settings: RetrievalSettings,
     features: FeatureStore | None = None,
 ) -> Candidates:
-    """The candidates for this turn's state; `features` (the index's feature store) adds the
-    products holding every stated requirement in a large category."""
+    """The candidates for this turn's state; with `features` (the index's feature store), the
+    products holding every stated requirement in a large category too."""
     query = build_query(state)
     window = window_for(state, settings)
     out = Candidates(query_text=_describe(query), window=window)
@@ -113,9 +116,6 @@ def retrieve(
         return out
     filters = budget_filters(state)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
-    scope = large_category(state, index, window, settings, filters, weights)
-    if scope:
-        filters = replace(filters or Filters(), category_words=scope)
     searches = [(replace(query, max_postings=settings.max_postings), window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
     searches += [
@@ -128,14 +128,18 @@ def retrieve(
         for f in state.active_fragments()
         if len(tokens(f.text)) >= 2
     )
-    if phrases and settings.phrase_window and not scope:
+    if phrases and settings.phrase_window:
         limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
         searches.append((Query(phrases, max_postings=settings.max_postings), limit))
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     found = [main, *map(_unscored, others)]
-    if scope and features is not None:
-        # In a large category, the few products holding every requirement said (facts.py).
-        rows = within_budget(fact_rows(state, features, window), features, filters)
+    if (
+        features is not None
+        and state.active_fragments()
+        and large_category(state, index, window, settings, filters, weights)
+    ):
+        limit = settings.facts_window or window
+        rows = within_budget(fact_rows(state, features, limit), features, filters)
         found.insert(1, RowHits(rows + 1, [0.0] * len(rows)))  # feature rows -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
@@ -155,14 +159,6 @@ def within_budget(rows: np.ndarray, features: FeatureStore, filters: Filters | N
     return rows[keep]
 
 
-def category_words(state: ShoppingState) -> tuple[str, ...]:
-    """The shopper's words for the item as index tokens (a shopper naming a category by its
-    path says the catalog's own path words); () without a category."""
-    for constraint in state.active(Attribute.CATEGORY)[-1:]:
-        return tuple(dict.fromkeys(tokens(constraint.text or constraint.value)))
-    return ()
-
-
 def large_category(
     state: ShoppingState,
     index,
@@ -170,17 +166,15 @@ def large_category(
     settings: RetrievalSettings,
     filters: Filters | None,
     weights: dict[str, float],
-) -> tuple[str, ...]:
-    """The category's words, when the products whose category paths hold them all (within the
-    budget) outnumber the window `scope_ratio` times and are not the whole catalog: the search
-    is then kept inside them. () otherwise, so a small catalog, a small category, a category
-    every product is in or words no path holds change nothing."""
-    words = category_words(state)
-    if not words or not settings.scope_ratio:
-        return ()
-    inside = Query((terms(" ".join(words), occur=Occur.MUST, fields=("categories",)),))
-    size = index.count(inside, filters=filters, weights=weights)
-    return words if settings.scope_ratio * window < size < len(index.store) else ()
+) -> bool:
+    """Do the products whose category paths hold every word the shopper named the item with
+    (within the budget) outnumber the window `facts_ratio` times? Words no path holds (a
+    shopper's own word for the item) make no large category."""
+    words = [tokens(c.text or c.value) for c in state.active(Attribute.CATEGORY)[-1:]]
+    if not words or not words[0] or not settings.facts_ratio:
+        return False
+    inside = Query((terms(" ".join(words[0]), occur=Occur.MUST, fields=("categories",)),))
+    return index.count(inside, filters=filters, weights=weights) > settings.facts_ratio * window
 
 
 def meaning_text(state: ShoppingState) -> str:
