@@ -155,7 +155,7 @@ def test_a_product_found_by_several_searches_is_listed_once_with_its_main_score(
 
 FORMAL = ["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Formal"]
 # A two-product window, and any category holding more than it counts as large (the default
-# asks for 20 windows).
+# asks for 5 windows).
 FACTS = RetrievalSettings(base_window=2, browsing_window_bonus=0, facts_ratio=1.0)
 
 
