@@ -32,6 +32,9 @@ def main() -> None:
     parser.add_argument("--protocol", choices=("official", "natural"), default="official")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("-o", "--output", type=Path, help="every turn's record, as JSON")
+    parser.add_argument(
+        "--retrieval", action="append", default=[], metavar="NAME=VALUE", help="as in scale.py"
+    )
     args = parser.parse_args()
     os.environ.setdefault("SHOPCOPILOT_CACHE", str(args.work / f"cache-{args.size}"))
     runs = trace(args)
@@ -42,6 +45,8 @@ def main() -> None:
 
 
 def trace(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from scale import _settings  # benchmarks/scale.py, beside this script
+
     from shopcopilot.agent import Agent
     from shopcopilot.bench.runner import BenchData, RunSettings, run_session
     from shopcopilot.bench.sessions_io import load_sessions
@@ -50,7 +55,7 @@ def trace(args: argparse.Namespace) -> list[dict[str, Any]]:
     sessions = load_sessions(args.work / f"{stem}.jsonl")[: args.sessions]
     targets = json.loads((args.work / f"{stem}.targets.json").read_text())
     catalog = args.work / f"synthetic-{args.size}-seed7.jsonl.gz"
-    agent = Agent(catalog, warm_up=False)
+    agent = Agent(catalog, settings=_settings(1.0, args.retrieval), warm_up=False)
     agent.warm_up()
     data = BenchData(str(catalog), _Known(agent.features.asins), targets)
     watched: dict[str, Any] = {}

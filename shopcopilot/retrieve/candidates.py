@@ -39,7 +39,7 @@ class RetrievalSettings:
     # are at most `facts_window` (0: the turn's window): the scored search's window is too thin
     # a slice of such a category to be sure of them. A ratio to the window, so at 50,000
     # products (where the windows were tuned) only the broadest categories reach it. 0: never.
-    facts_ratio: float = 5.0
+    facts_ratio: float = 1.0
     facts_window: int = 0
     # Optional words held by more than this many products in a field are left out of the search
     # (index/query.py, Query.max_postings): they are most of its cost at a million products. A
