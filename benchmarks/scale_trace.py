@@ -81,7 +81,9 @@ def trace(args: argparse.Namespace) -> list[dict[str, Any]]:
     for session in sessions:
         row = agent.features.row_of(session.target_asin)
         watched.update(asin=session.target_asin, row=(row or 0) + 1, turns=[])
-        run = run_session(agent, session, data, RunSettings(protocol=args.protocol))
+        run = run_session(
+            agent, session, data, RunSettings(protocol=args.protocol, turn_timeout=None)
+        )
         turns = [
             {**seen, "turn": record.turn, "shown_rank": record.target_rank}
             for seen, record in zip(watched["turns"], run.turns, strict=False)

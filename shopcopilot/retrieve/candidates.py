@@ -34,13 +34,12 @@ class RetrievalSettings:
     # With product vectors: the products nearest the shopper's words in meaning join the
     # candidates (with no lexical score), so a paraphrase can find what no word matches.
     dense_window: int = 0
-    # In a category holding more than this many windows of products, the products that hold
-    # every requirement the shopper stated (retrieve/facts.py) join the candidates when they
-    # are at most `facts_window` (0: the turn's window): the scored search's window is too thin
-    # a slice of such a category to be sure of them. A ratio to the window, so at 50,000
-    # products (where the windows were tuned) only the broadest categories reach it. 0: never.
+    # In a category holding more than this many windows of products (its words all in the
+    # category paths, counted within the budget), the products that hold every requirement the
+    # shopper stated (retrieve/facts.py) join the candidates when they are at most a window:
+    # the scored search's window is then only a slice of the category, and at a million
+    # products it ranks those few no better than thousands of look-alikes. 0: never.
     facts_ratio: float = 1.0
-    facts_window: int = 0
     # Optional words held by more than this many products in a field are left out of the search
     # (index/query.py, Query.max_postings): they are most of its cost at a million products. A
     # count, not a share, so a smaller catalog is searched exactly as without it. None (the
@@ -138,8 +137,7 @@ def retrieve(
         and state.active_fragments()
         and large_category(state, index, window, settings, filters, weights)
     ):
-        limit = settings.facts_window or window
-        rows = within_budget(fact_rows(state, features, limit), features, filters)
+        rows = within_budget(fact_rows(state, features, window), features, filters)
         found.insert(1, RowHits(rows + 1, [0.0] * len(rows)))  # feature rows -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
