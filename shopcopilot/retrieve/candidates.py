@@ -138,7 +138,7 @@ def retrieve(
         and large_category(state, index, window, settings, filters, weights)
     ):
         rows = within_budget(fact_rows(state, features, window), features, filters)
-        found.insert(1, RowHits(rows + 1, [0.0] * len(rows)))  # feature rows -> store rows
+        found.insert(1, RowHits((rows + 1).tolist(), [0.0] * len(rows)))  # feature -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
 
