@@ -154,8 +154,8 @@ def test_a_product_found_by_several_searches_is_listed_once_with_its_main_score(
 # --- a large category: the products holding every requirement ----------------------------------
 
 FORMAL = ["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Formal"]
-# A two-product window, and any category holding more than it counts as large (the default
-# asks for 5 windows).
+# A two-product window: any category holding more than it counts as large (facts_ratio 1, as
+# by default).
 FACTS = RetrievalSettings(base_window=2, browsing_window_bonus=0, facts_ratio=1.0)
 
 
@@ -191,7 +191,7 @@ def look_alikes(
             categories=["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Casual"],
             features=["Viscose zip back"],
         )
-        for n in range(18)  # so that the formal dresses are less than half the catalog
+        for n in range(18)
     ]
     folder = tmp_path_factory.mktemp("look-alikes")
     catalog = write_catalog(folder / "catalog.jsonl", [*dresses, target, *elsewhere])
