@@ -302,13 +302,14 @@ def _settings(window_scale: float, changes: list[str]) -> Any:
         retrieval = {w: round(getattr(settings.retrieval, w) * window_scale) for w in windows}
     for change in changes:
         name, _, value = change.partition("=")
-        if not hasattr(settings.retrieval, name):
-            raise SystemExit(f"--retrieval {change!r}: no retrieval setting {name!r}")
-        retrieval[name] = (
-            None
-            if value.lower() == "none"
-            else type(getattr(settings.retrieval, name) or 0)(float(value))
-        )
+        current = getattr(settings.retrieval, name, ())
+        if not (current is None or isinstance(current, (int, float))):
+            raise SystemExit(f"--retrieval {change!r}: no numeric retrieval setting {name!r}")
+        try:  # a number of the setting's own kind (an int where the default is None)
+            number = None if value.lower() == "none" else type(current or 0)(float(value))
+        except ValueError:
+            raise SystemExit(f"--retrieval {change!r}: {value!r} is not a number") from None
+        retrieval[name] = number
     return replace(settings, retrieval=replace(settings.retrieval, **retrieval))
 
 
