@@ -4,6 +4,7 @@
     python benchmarks/scale.py --sizes 50000 --sessions 50       # a quick look
     python benchmarks/scale.py --sizes 5000000 --build-only      # 5M: build and memory only
     make bench-scale                                             # = the first line, into docs/
+    python benchmarks/scale.py --sizes 1000000 --retrieval facts_ratio=0   # an experiment
 
 For each size, on the synthetic catalog (`catalog synth --seed 7`), each step runs in a child
 process so that its time and peak RSS are its own:
