@@ -4,6 +4,7 @@
     python benchmarks/scale.py --sizes 50000 --sessions 50       # a quick look
     python benchmarks/scale.py --sizes 5000000 --build-only      # 5M: build and memory only
     make bench-scale                                             # = the first line, into docs/
+    python benchmarks/scale.py --sizes 1000000 --retrieval facts_ratio=0   # an experiment
 
 For each size, on the synthetic catalog (`catalog synth --seed 7`), each step runs in a child
 process so that its time and peak RSS are its own:
@@ -101,6 +102,14 @@ def _arguments() -> argparse.Namespace:
         default=1.0,
         help="serve with the retrieval windows multiplied by this (an experiment; 1: defaults)",
     )
+    parser.add_argument(
+        "--retrieval",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="serve with this retrieval setting changed (an experiment; repeatable), e.g. "
+        "scope_ratio=0 or max_postings=none",
+    )
     parser.add_argument("--step", choices=STEPS, help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -112,6 +121,7 @@ def _child(args: argparse.Namespace, step: str, size: int) -> dict[str, Any]:
     command = [sys.executable, __file__, "--step", step, "--size", str(size), "--work"]
     command += [str(args.work), "--sessions", str(args.sessions), "--seed", str(args.seed)]
     command += ["--catalog-seed", str(args.catalog_seed), "--window-scale", str(args.window_scale)]
+    command += [f"--retrieval={change}" for change in args.retrieval]
     env = {**os.environ, "SHOPCOPILOT_CACHE": str(args.work / f"cache-{size}")}
     started = time.perf_counter()
     done = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True, env=env)
@@ -235,10 +245,12 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
     targets = json.loads(_targets_path(args).read_text())
     harness_mb = _rss_mb()
     started, cpu = time.perf_counter(), time.process_time()
-    agent = Agent(_catalog_path(args), settings=_settings(args.window_scale), warm_up=False)
+    settings = _settings(args.window_scale, args.retrieval)
+    agent = Agent(_catalog_path(args), settings=settings, warm_up=False)
     agent.warm_up()  # as a server does before it accepts turns
     result: dict[str, Any] = {
         "window_scale": args.window_scale,
+        "retrieval": repr(settings.retrieval),
         "startup_s": round(time.perf_counter() - started, 2),
         "startup_cpu_s": round(time.process_time() - cpu, 2),
         "harness_rss_mb": harness_mb,
@@ -277,18 +289,29 @@ def step_serve(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def _settings(window_scale: float) -> Any:
-    """The default settings, with every retrieval window multiplied by `window_scale`."""
+def _settings(window_scale: float, changes: list[str]) -> Any:
+    """The default settings, with every retrieval window multiplied by `window_scale` and the
+    retrieval settings named in `changes` ("name=value") set."""
     from dataclasses import replace
 
     from shopcopilot.agent import AgentSettings
 
     settings = AgentSettings()
-    if window_scale == 1.0:
-        return settings
     windows = ("base_window", "window_growth", "max_window")
-    scaled = {w: round(getattr(settings.retrieval, w) * window_scale) for w in windows}
-    return replace(settings, retrieval=replace(settings.retrieval, **scaled))
+    retrieval: dict[str, Any] = {}
+    if window_scale != 1.0:
+        retrieval = {w: round(getattr(settings.retrieval, w) * window_scale) for w in windows}
+    for change in changes:
+        name, _, value = change.partition("=")
+        current = getattr(settings.retrieval, name, ())
+        if not (current is None or isinstance(current, (int, float))):
+            raise SystemExit(f"--retrieval {change!r}: no numeric retrieval setting {name!r}")
+        try:  # a number of the setting's own kind (an int where the default is None)
+            number = None if value.lower() == "none" else type(current or 0)(float(value))
+        except ValueError:
+            raise SystemExit(f"--retrieval {change!r}: {value!r} is not a number") from None
+        retrieval[name] = number
+    return replace(settings, retrieval=replace(settings.retrieval, **retrieval))
 
 
 STEP_FUNCTIONS = {

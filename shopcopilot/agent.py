@@ -199,7 +199,7 @@ class Agent:
 
     def _retrieve(self, tracer: Tracer, state: ShoppingState, meaning: np.ndarray | None):
         with tracer.stage("retrieve") as event:
-            candidates = retrieve(state, self.index, self.settings.retrieval)
+            candidates = retrieve(state, self.index, self.settings.retrieval, self.features)
             if not len(candidates) and self.settings.ranking.spread_after:
                 candidates = _popular(self.features)  # "show me something nice": nothing to search
             by_words = len(candidates)

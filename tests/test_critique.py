@@ -273,7 +273,11 @@ def test_a_card_at_the_anchors_price_is_not_called_cheaper() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["the second one is nearly it", "#2 is pretty much what I'm after", "the second looks about right"],
+    [
+        "the second one is nearly it",
+        "#2 is pretty much what I'm after",
+        "the second looks about right",
+    ],
 )
 def test_more_ways_to_pick_a_shown_product(text):
     reading = read(text)

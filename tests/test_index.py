@@ -163,6 +163,47 @@ def test_fts5_refuses_boosts_it_cannot_express(hand_index: CatalogIndex) -> None
         hand_index.search("parka", backend="fts5", weights=DEFAULT_WEIGHTS)
 
 
+def test_words_held_by_more_products_than_max_postings_are_not_scored(
+    hand_index: CatalogIndex,
+) -> None:
+    # "everyday" is in the titles of the 24 fillers, "linen" in a few of them, "quilted" in one.
+    def scored(text: str, bound: int | None) -> dict[str, float]:
+        query = Query((terms(text),), max_postings=bound)
+        return {hit.parent_asin: hit.score for hit in hand_index.search(query, limit=50)}
+
+    bounded = scored("everyday linen", 10)
+    assert bounded == pytest.approx(scored("linen", None))
+    assert scored("everyday linen", None) != bounded
+    # A bound no word of this catalog can pass changes nothing.
+    assert scored("everyday linen", len(hand_index.store)) == scored("everyday linen", None)
+    # When every word is over the bound the query is searched whole, never emptied.
+    assert scored("everyday", 10) == scored("everyday", None) != {}
+    # Required words are always searched.
+    must = Query((terms("everyday", occur=Occur.MUST), terms("quilted")), max_postings=10)
+    assert len(hand_index.search(must, limit=50)) == 24
+
+
+def test_a_phrase_is_left_out_only_when_every_word_is_over_max_postings(
+    hand_index: CatalogIndex,
+) -> None:
+    def found(text: str) -> list[str]:
+        return top_ids(hand_index, Query((phrase(text), terms("cotton")), max_postings=10))
+
+    # "everyday top" is a phrase of common words only: left out, "cotton" alone decides.
+    assert found("everyday top") == top_ids(hand_index, "cotton")
+    # One rare word keeps the phrase: "quilted parka" is PARKA1's title.
+    assert found("quilted parka")[0] == "PARKA1"
+
+
+def test_max_postings_is_checked_and_fts5_refuses_it(hand_index: CatalogIndex) -> None:
+    with pytest.raises(ValueError, match="max_postings"):
+        Query((terms("parka"),), max_postings=0)
+    with pytest.raises(UnsupportedQueryError, match="max_postings"):
+        hand_index.search(
+            Query((terms("parka"),), max_postings=5), backend="fts5", weights=STARTER_WEIGHTS
+        )
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_offset_and_limit_slice_one_ranking(hand_index: CatalogIndex, backend: str) -> None:
     full = hand_index.search("everyday", limit=20, backend=backend)

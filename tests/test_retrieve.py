@@ -6,12 +6,17 @@ the candidates are read back as product ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from shopcopilot.index import CatalogIndex
+from shopcopilot.index import CatalogIndex, open_index
+from shopcopilot.index.features import FeatureStore, load_or_build
 from shopcopilot.retrieve import Candidates, RetrievalSettings, retrieve
+from shopcopilot.retrieve.facts import fact_rows
 from shopcopilot.state import Constraint, Fragment, ShoppingState
 from shopcopilot.terms import Attribute, Level, Status
 
@@ -144,3 +149,99 @@ def test_a_product_found_by_several_searches_is_listed_once_with_its_main_score(
     candidates = retrieve(state, hand_index, DEFAULT)
     assert ids(hand_index, candidates) == ["STORE01"]
     assert candidates.scores.tolist()[0] > 0
+
+
+# --- a large category: the products holding every requirement ----------------------------------
+
+FORMAL = ["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Formal"]
+# A two-product window: any category holding more than it counts as large (facts_ratio 1, as
+# by default).
+FACTS = RetrievalSettings(base_window=2, browsing_window_bonus=0, facts_ratio=1.0)
+
+
+@pytest.fixture(scope="module")
+def look_alikes(
+    tmp_path_factory: pytest.TempPathFactory,
+    catalog_record: Callable[..., dict[str, object]],
+    write_catalog: Callable[[Path, list[dict[str, object]]], Path],
+) -> Iterator[tuple[CatalogIndex, FeatureStore]]:
+    """Twelve formal dresses saying "100% viscose" and "zip" in their short titles, and TARGET,
+    the one whose long features also say "back"; and sundresses in another category saying
+    "viscose zip back"."""
+    dresses = [
+        catalog_record(
+            f"ALIKE{n:02d}",
+            "100% Viscose Zip, 100% Viscose Zip",
+            categories=FORMAL,
+            features=["Zip"],
+        )
+        for n in range(12)
+    ]
+    target = catalog_record(
+        "TARGET",
+        "Long Sleeve Evening Gown With Crew Neck",
+        categories=FORMAL,
+        features=["100% Viscose", "Zip back closure for an easy fit, imported"],
+        price=60.0,
+    )
+    elsewhere = [
+        catalog_record(
+            f"SUN{n:02d}",
+            "Viscose Zip Back Sundress",
+            categories=["Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Casual"],
+            features=["Viscose zip back"],
+        )
+        for n in range(18)
+    ]
+    folder = tmp_path_factory.mktemp("look-alikes")
+    catalog = write_catalog(folder / "catalog.jsonl", [*dresses, target, *elsewhere])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SHOPCOPILOT_CACHE", str(folder / "cache"))
+        index = open_index(catalog, progress=False)
+    yield index, load_or_build(index.store, index.path)
+    index.close()
+
+
+def formal_dress(*fragments: str) -> ShoppingState:
+    formal = category("dresses formal", text="Dresses Formal", data={"words": {"formal": 1.0}})
+    return state_of(formal, fragments=tuple(Fragment(text, 1, 0) for text in fragments))
+
+
+def test_the_products_holding_every_requirement_join_a_large_category_unscored(look_alikes):
+    index, features = look_alikes
+    state = formal_dress("viscose", "back")
+    searched = retrieve(state, index, FACTS)
+    assert "TARGET" not in ids(index, searched)  # the look-alikes outscore it
+    candidates = retrieve(state, index, FACTS, features)
+    found_ids = ids(index, candidates)
+    assert "TARGET" in found_ids and candidates.scores[found_ids.index("TARGET")] == 0.0
+    assert found_ids[: len(searched)] == ids(index, searched)  # the search's order comes first
+    # Not in a category no larger than facts_ratio windows, nor under a word no path holds.
+    for state_, settings in (
+        (state, replace(FACTS, facts_ratio=20.0)),
+        (state, replace(FACTS, facts_ratio=0.0)),
+        (
+            state_of(
+                category("gowns", text="Gowns"),
+                fragments=(Fragment("viscose", 1, 0), Fragment("back", 1, 0)),
+            ),
+            FACTS,
+        ),
+    ):
+        with_features = retrieve(state_, index, settings, features)
+        assert ids(index, with_features) == ids(index, retrieve(state_, index, settings))
+    # Within the budget only.
+    cheap = formal_dress("viscose", "back")
+    cheap.constraints.append(budget(high=5))
+    assert "TARGET" not in ids(index, retrieve(cheap, index, FACTS, features))
+
+
+def test_requirements_held_by_more_products_than_the_window_add_nothing(look_alikes):
+    index, features = look_alikes
+    assert len(fact_rows(formal_dress("viscose"), features, 20)) == 13  # the twelve and TARGET
+    assert not len(fact_rows(formal_dress("viscose"), features, 12))  # more than the limit
+    assert not len(fact_rows(formal_dress("viscose", "velvet"), features, 20))  # no one says both
+    assert not len(fact_rows(formal_dress(), features, 20))  # no requirement: no lookup
+    # Only products in the category: the sundresses say every word too.
+    rows = fact_rows(formal_dress("viscose zip back"), features, 20)
+    assert index.store.asins_for_rows((rows + 1).tolist()) == ["TARGET"]

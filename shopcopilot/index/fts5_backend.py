@@ -135,6 +135,11 @@ def _plan(query: Query, weights: Mapping[str, float]) -> _Plan | None:
             "the fts5 back end has no 'attrs' column (it reproduces the starter); "
             "set its weight to 0 or use the tantivy back end"
         )
+    if query.max_postings is not None:
+        raise UnsupportedQueryError(
+            "the fts5 back end scores every word (it reproduces the starter); "
+            "leave max_postings unset or use the tantivy back end"
+        )
     should: list[str] = []
     must: list[str] = []
     excluded: list[str] = []

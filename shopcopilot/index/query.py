@@ -80,10 +80,23 @@ _PIECE = re.compile(r'(?P<sign>[+-]?)(?:"(?P<phrase>[^"]*)"?|(?P<word>[^\s"]+))'
 
 @dataclass(frozen=True, slots=True)
 class Query:
+    """Clauses, and `max_postings`: an optional word (or a phrase whose every word) held by more
+    than this many products in a field is not scored in that field. Such a word's postings are
+    most of a search's cost and its IDF is too low to order candidates; a bound in products,
+    not a share, so a catalog smaller than it searches exactly as without (None: no bound).
+    When the bound would leave nothing to score, the query is searched whole."""
+
     clauses: tuple[Clause, ...] = ()
+    max_postings: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "clauses", tuple(self.clauses))
+        if self.max_postings is not None and (
+            not isinstance(self.max_postings, int) or self.max_postings < 1
+        ):
+            raise ValueError(
+                f"Query.max_postings must be an integer >= 1 or None, got {self.max_postings!r}"
+            )
         for clause in self.clauses:
             if not isinstance(clause, Clause):
                 raise TypeError(

@@ -102,6 +102,7 @@ class TantivyBackend:
             raise CorruptIndexError(f"{folder}: tantivy index unreadable ({exc})") from exc
         self._schema = self._index.schema
         self._term_cache: dict[tuple[str, str, float], tantivy.Query] = {}
+        self._doc_freqs: dict[tuple[str, str], int] = {}
         if self._searcher.num_docs != len(store):
             raise CorruptIndexError(
                 f"{folder}: tantivy holds {self._searcher.num_docs} documents "
@@ -152,6 +153,22 @@ class TantivyBackend:
     def _text_query(self, query: Query, weights: Mapping[str, float]) -> tantivy.Query | None:
         """One flat boolean query: optional (field, word) terms are summed in a single union,
         which tantivy scores about twice as fast as one nested group per word."""
+        subqueries = self._subqueries(query, weights, query.max_postings)
+        if (
+            subqueries is not None
+            and query.max_postings is not None
+            and _nothing_scores(subqueries)
+        ):
+            subqueries = self._subqueries(query, weights, None)  # every word was too common
+        if subqueries is None or _nothing_scores(subqueries):
+            return None
+        return tantivy.Query.boolean_query(subqueries)
+
+    def _subqueries(
+        self, query: Query, weights: Mapping[str, float], max_postings: int | None
+    ) -> list[tuple[tantivy.Occur, tantivy.Query]] | None:
+        """The clauses' tantivy subqueries, without optional words (and phrases) held by more
+        than `max_postings` products in a field; None when a required clause cannot match."""
         optional: dict[tuple[str, str], float] = defaultdict(
             float
         )  # repeated words add up their boosts
@@ -174,12 +191,14 @@ class TantivyBackend:
                 grouped += [
                     (tantivy.Occur.MustNot, self._term(word, name))
                     for word in clause.words
-                    for name in fields
+                    for name in boosts
                 ]
             elif clause.phrase and len(clause.words) > 1:
                 per_field = [
                     _boosted(self._phrase(clause.words, name), boost)
                     for name, boost in boosts.items()
+                    if clause.occur is Occur.MUST
+                    or not self._too_common(clause.words, name, max_postings)
                 ]
                 if clause.occur is Occur.MUST:
                     grouped.append((tantivy.Occur.Must, _any_of(per_field)))
@@ -194,14 +213,32 @@ class TantivyBackend:
             else:
                 for word in clause.words:
                     for name, boost in boosts.items():
-                        optional[(name, word)] += boost
-        subqueries = grouped + [
+                        if not self._too_common((word,), name, max_postings):
+                            optional[(name, word)] += boost
+        return grouped + [
             (tantivy.Occur.Should, self._boosted_term(word, name, boost))
             for (name, word), boost in optional.items()
         ]
-        if all(occur is tantivy.Occur.MustNot for occur, _ in subqueries):
-            return None
-        return tantivy.Query.boolean_query(subqueries)
+
+    def _too_common(
+        self, words: tuple[str, ...], field_name: str, max_postings: int | None
+    ) -> bool:
+        """Under a bound: is every one of `words` held by more than `max_postings` products in
+        the field, or one by none (a term that matches nothing is left out too, so that a query
+        left with nothing to score is known as such)?"""
+        if max_postings is None or max_postings >= self._searcher.num_docs:
+            return False  # no word can pass the bound: no need to look
+        held = [self._doc_freq(word, field_name) for word in words]
+        return min(held) == 0 or min(held) > max_postings
+
+    def _doc_freq(self, word: str, field_name: str) -> int:
+        key = (word, field_name)
+        found = self._doc_freqs.get(key)
+        if found is None:
+            if len(self._doc_freqs) >= TERM_CACHE_SIZE:
+                self._doc_freqs.clear()
+            found = self._doc_freqs[key] = self._searcher.doc_freq(field_name, word)
+        return found
 
     def _boosted_term(self, word: str, field_name: str, boost: float) -> tantivy.Query:
         # Building query objects costs a fifth of a search, and conversations repeat their words:
@@ -261,6 +298,11 @@ def _any_of(queries: list[tantivy.Query]) -> tantivy.Query:
 
 def _boosted(query: tantivy.Query, boost: float) -> tantivy.Query:
     return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
+
+
+def _nothing_scores(subqueries: list[tuple[tantivy.Occur, tantivy.Query]]) -> bool:
+    """Only exclusions (or nothing): such a query would match no product."""
+    return all(occur is tantivy.Occur.MustNot for occur, _ in subqueries)
 
 
 def _zero_score(query: tantivy.Query) -> tantivy.Query:

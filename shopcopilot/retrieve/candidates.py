@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..index.query import Filters, Query, RowHits, phrase, terms
+from ..index.features import FeatureStore
+from ..index.query import Filters, Occur, Query, RowHits, phrase, terms
 from ..index.text import tokens
 from ..state.model import ShoppingState
 from ..terms import Attribute, Level
+from .facts import fact_rows
 
 # Phrase clauses look where the shopper's quoted requirements come from.
 PHRASE_FIELDS = ("features", "details", "title", "description")
@@ -32,6 +34,17 @@ class RetrievalSettings:
     # With product vectors: the products nearest the shopper's words in meaning join the
     # candidates (with no lexical score), so a paraphrase can find what no word matches.
     dense_window: int = 0
+    # In a category holding more than this many windows of products (its words all in the
+    # category paths, counted within the budget), the products that hold every requirement the
+    # shopper stated (retrieve/facts.py) join the candidates when they are at most a window:
+    # the scored search's window is then only a slice of the category, and at a million
+    # products it ranks those few no better than thousands of look-alikes. 0: never.
+    facts_ratio: float = 1.0
+    # Optional words held by more than this many products in a field are left out of the search
+    # (index/query.py, Query.max_postings): they are most of its cost at a million products. A
+    # count, not a share, so a smaller catalog is searched exactly as without it. None (the
+    # default): every word is searched; the bound cost quality at a million (docs/benchmarks.md).
+    max_postings: int | None = None
 
 
 @dataclass(slots=True)
@@ -87,7 +100,14 @@ def budget_filters(state: ShoppingState) -> Filters | None:
     return None
 
 
-def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candidates:
+def retrieve(
+    state: ShoppingState,
+    index,
+    settings: RetrievalSettings,
+    features: FeatureStore | None = None,
+) -> Candidates:
+    """The candidates for this turn's state; with `features` (the index's feature store), the
+    products holding every stated requirement in a large category too."""
     query = build_query(state)
     window = window_for(state, settings)
     out = Candidates(query_text=_describe(query), window=window)
@@ -95,7 +115,7 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
         return out
     filters = budget_filters(state)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
-    searches = [(query, window)]
+    searches = [(replace(query, max_postings=settings.max_postings), window)]
     # A named brand is a short list of its own: make sure it is among the candidates.
     searches += [
         (Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window)
@@ -108,13 +128,51 @@ def retrieve(state: ShoppingState, index, settings: RetrievalSettings) -> Candid
         if len(tokens(f.text)) >= 2
     )
     if phrases and settings.phrase_window:
-        searches.append(
-            (Query(phrases), min(settings.phrase_window * len(phrases), settings.max_phrase_hits))
-        )
+        limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
+        searches.append((Query(phrases, max_postings=settings.max_postings), limit))
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     found = [main, *map(_unscored, others)]
+    if (
+        features is not None
+        and state.active_fragments()
+        and large_category(state, index, window, settings, filters, weights)
+    ):
+        rows = within_budget(fact_rows(state, features, window), features, filters)
+        found.insert(1, RowHits((rows + 1).tolist(), [0.0] * len(rows)))  # feature -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
+
+
+def within_budget(rows: np.ndarray, features: FeatureStore, filters: Filters | None) -> np.ndarray:
+    """The feature rows whose price passes the budget filters (an unknown price passes, as in
+    the search)."""
+    if filters is None or not len(rows):
+        return rows
+    price = features.price[rows]
+    keep = np.ones(len(rows), dtype=bool)
+    if filters.min_price is not None:
+        keep &= ~(price < filters.min_price)
+    if filters.max_price is not None:
+        keep &= ~(price > filters.max_price)
+    return rows[keep]
+
+
+def large_category(
+    state: ShoppingState,
+    index,
+    window: int,
+    settings: RetrievalSettings,
+    filters: Filters | None,
+    weights: dict[str, float],
+) -> bool:
+    """Do the products whose category paths hold every word the shopper named the item with
+    (within the budget) outnumber the window `facts_ratio` times? Words no path holds (a
+    shopper's own word for the item) make no large category."""
+    words = [tokens(c.text or c.value) for c in state.active(Attribute.CATEGORY)[-1:]]
+    if not words or not words[0] or not settings.facts_ratio:
+        return False
+    inside = Query((terms(" ".join(words[0]), occur=Occur.MUST, fields=("categories",)),))
+    return index.count(inside, filters=filters, weights=weights) > settings.facts_ratio * window
 
 
 def meaning_text(state: ShoppingState) -> str:
