@@ -320,3 +320,20 @@ def test_an_unreachable_redis_is_reported_as_unavailable(tmp_path: Path) -> None
             store.get("a")
         assert time.monotonic() - began < 15  # retried for a few seconds, then gave up
         store.close()
+
+
+def test_a_lock_and_read_retried_after_a_lost_reply_is_not_kept_waiting(tmp_path: Path) -> None:
+    """The script that takes a session's lock and reads it may have run when its reply was lost;
+    the client's retry (the same token) finds its own lock and goes on, and another turn (another
+    token) still waits."""
+    with LocalRedis(tmp_path / "redis") as server:
+        store = RedisStore(server.url)
+        store.lock_wait_seconds = 0.2
+        store.create("a", {}, {"n": 0})
+        assert store._locked_read("a", "token-1").version == 1
+        began = time.monotonic()
+        assert store._locked_read("a", "token-1").version == 1  # the retry
+        assert time.monotonic() - began < 0.1
+        with pytest.raises(SessionBusy):
+            store._locked_read("a", "token-2")
+        store.close()

@@ -110,12 +110,16 @@ end
 _GET = _READ + "return read(ARGV[1], ARGV[2], ARGV[3], ARGV[4])"
 
 # ARGV: prefix, id, now, idle_ttl, lock token, lease in ms. The lock is the key redis-py's Lock
-# uses in session_lock (a token with a lease), so the two exclude each other.
+# uses in session_lock (a token with a lease), so the two exclude each other. A lock already
+# holding this token is this very call, retried after a lost reply: it took the lock.
 _LOCK_AND_GET = (
     _READ
     + """
 local lock = ARGV[1] .. 'lock:' .. ARGV[2]
-if not redis.call('SET', lock, ARGV[5], 'NX', 'PX', ARGV[6]) then return {'busy'} end
+if redis.call('GET', lock) ~= ARGV[5]
+   and not redis.call('SET', lock, ARGV[5], 'NX', 'PX', ARGV[6]) then
+  return {'busy'}
+end
 local row = read(ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 if row[1] ~= 'ok' then redis.call('DEL', lock) end
 return row
