@@ -183,13 +183,16 @@ def _report(args, result: LoadResult, before, after, fault: Fault | None) -> dic
 
 
 def _respond_cpu(args, redis_url: str | None) -> dict[str, float]:
-    """CPU per turn on the same shoppers' messages, in this process: the official respond(),
-    the fully traced turn, and the web service's light turn without HTTP (reading and writing
-    the session store: the same Redis when the run used one, else a fresh SQLite file)."""
+    """CPU per turn on the same shoppers' messages, in this process, with one BLAS thread as
+    the workers have: the official respond(), the fully traced turn, and the web service's light
+    turn without HTTP (reading and writing the session store: the same Redis when the run used
+    one, else a fresh SQLite file)."""
     from shopcopilot.agent import FOR_PEOPLE, Agent
+    from shopcopilot.web.app import one_blas_thread
     from shopcopilot.web.sessions import SessionService, TurnPlan
     from shopcopilot.web.store import open_store
 
+    one_blas_thread()  # as in the serving workers, so that the two compare
     agent = Agent(args.catalog, settings=FOR_PEOPLE, warm_up=False)
     agent.warm_up()
     shoppers = [Shopper(n) for n in range(args.shoppers)]

@@ -204,6 +204,52 @@ def test_a_lock_held_past_the_wait_is_busy(make_store) -> None:
         pass
 
 
+def test_an_open_turn_reads_the_session_under_its_lock_and_saves_once(make_store) -> None:
+    store, other = make_store(), make_store()
+    other.lock_wait_seconds = 0.2
+    store.create("a", {"p": 1}, {"n": 0})
+    with store.open_turn("a") as opened:
+        assert (opened.stored.version, opened.stored.agent_data) == (1, {"n": 0})
+        with pytest.raises(SessionBusy), other.session_lock("a"):
+            pass  # the turn holds the session's lock
+        assert opened.save(1, {"n": 1}, {"turn": 1}, None) == 2
+    with other.open_turn("a") as opened:  # the lock was let go of
+        assert (opened.stored.version, opened.stored.turns) == (2, 1)
+        assert opened.stored.agent_data == {"n": 1}
+    assert store.turn("a", 1) == {"turn": 1}
+
+
+def test_an_open_turn_waits_for_a_held_lock_and_lets_go_when_it_fails(make_store) -> None:
+    store, other = make_store(), make_store()
+    other.lock_wait_seconds = 0.2
+    store.create("a", {}, {"n": 0})
+    with store.session_lock("a"), pytest.raises(SessionBusy, match="busy"), other.open_turn("a"):
+        pass
+    with pytest.raises(RuntimeError), store.open_turn("a"):
+        raise RuntimeError("the agent failed")  # nothing saved
+    with other.open_turn("a") as opened:  # not stranded by the failure
+        assert opened.stored.version == 1
+        with pytest.raises(SessionConflict):  # another write got in (a lease ran out, say)
+            store.save_turn("a", 1, 1, {"n": "other"}, {"turn": "other"})
+            opened.save(1, {"n": 1}, {"turn": 1}, None)
+    with other.session_lock("a"):  # let go of after the conflict too
+        assert store.get("a").agent_data == {"n": "other"}
+
+
+def test_an_open_turn_on_an_unknown_or_expired_session_holds_no_lock(make_store) -> None:
+    clock = FakeClock()
+    store = make_store(idle_ttl_seconds=60, clock=clock)
+    store.lock_wait_seconds = 0.2
+    with pytest.raises(UnknownSession), store.open_turn("nope"):
+        pass
+    store.create("a", {}, {})
+    clock.now += 61
+    with pytest.raises(ExpiredSession), store.open_turn("a"):
+        pass
+    with store.session_lock("a"), store.session_lock("nope"):
+        pass  # neither was left locked
+
+
 def _take_turns(spec: Spec, worker: int, turns: int) -> None:
     store = build(spec)
     for _ in range(turns):
@@ -273,4 +319,21 @@ def test_an_unreachable_redis_is_reported_as_unavailable(tmp_path: Path) -> None
         with pytest.raises(StoreUnavailable, match="unreachable"):
             store.get("a")
         assert time.monotonic() - began < 15  # retried for a few seconds, then gave up
+        store.close()
+
+
+def test_a_lock_and_read_retried_after_a_lost_reply_is_not_kept_waiting(tmp_path: Path) -> None:
+    """The script that takes a session's lock and reads it may have run when its reply was lost;
+    the client's retry (the same token) finds its own lock and goes on, and another turn (another
+    token) still waits."""
+    with LocalRedis(tmp_path / "redis") as server:
+        store = RedisStore(server.url)
+        store.lock_wait_seconds = 0.2
+        store.create("a", {}, {"n": 0})
+        assert store._locked_read("a", "token-1").version == 1
+        began = time.monotonic()
+        assert store._locked_read("a", "token-1").version == 1  # the retry
+        assert time.monotonic() - began < 0.1
+        with pytest.raises(SessionBusy):
+            store._locked_read("a", "token-2")
         store.close()

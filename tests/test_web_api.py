@@ -170,6 +170,23 @@ def test_recorded_turns_can_be_read_back(client: TestClient) -> None:
     ]
 
 
+@pytest.mark.parametrize("query", ["", "?trace=true"])
+def test_a_turn_is_answered_byte_for_byte_as_fastapi_reads_it_back(
+    client: TestClient, query: str
+) -> None:
+    """The turn routes serialize their answer themselves (web/app.py: turn_response); reading the
+    turn back goes through FastAPI's own response_model path: the two bodies are the same."""
+    session_id = new_session(client)
+    for number, message in enumerate(["a black hiking boot", "under 60 dollars", "the second"], 1):
+        answer = client.post(
+            f"/api/sessions/{session_id}/messages{query}", json={"message": message}
+        )
+        assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
+        again = client.get(f"/api/sessions/{session_id}/turns/{number}")
+        assert answer.content == again.content
+        assert "response" not in answer.json()  # the record's own copy of the reply stays inside
+
+
 def test_the_stream_sends_each_stage_then_the_turn(client: TestClient) -> None:
     session_id = new_session(client)
     response = client.post(
@@ -347,6 +364,10 @@ def play(client: TestClient, sample_id: str) -> tuple[dict, list[dict]]:
         response = client.post(f"/api/demo/runs/{run['session_id']}/step")
         assert response.status_code == 200, response.text
         turns.append(response.json())
+        number = len(turns)  # read back through FastAPI's response_model: the same body
+        assert client.get(f"/api/sessions/{run['session_id']}/turns/{number}").content == (
+            response.content
+        )
         run = {**run, "demo": turns[-1]["demo"]}
         assert len(turns) <= 10
     return run, turns

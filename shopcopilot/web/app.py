@@ -21,14 +21,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import fastapi_offline
+import threadpoolctl
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
+from pydantic import TypeAdapter
 from starlette import types as asgi
 
 from ..paths import cache_dir, resolve_catalog
@@ -152,6 +154,7 @@ class WebContext:
 def build_context(settings: WebSettings) -> WebContext:
     from ..agent import FOR_PEOPLE, Agent  # local: the schema and --help need no pipeline
 
+    one_blas_thread()
     catalog_path = resolve_catalog(settings.catalog_path)
     # Warmed once the server is up.
     agent = Agent(catalog_path=catalog_path, settings=FOR_PEOPLE, warm_up=False)
@@ -166,6 +169,13 @@ def build_context(settings: WebSettings) -> WebContext:
     )
     rate_limit = RateLimit.parse(settings.rate_limit, str(target) if is_redis(target) else None)
     return WebContext(catalog_path, agent, service, demo, rate_limit, settings.max_message_chars)
+
+
+def one_blas_thread() -> None:
+    """A worker runs one turn at a time and there is a worker per core, so the BLAS library's
+    own threads (numpy's matrix products: the nearest-in-meaning scan) only spin against the
+    other workers: with them a turn cost about 10 ms more CPU on 2 cores (docs/benchmarks.md)."""
+    threadpoolctl.threadpool_limits(limits=1, user_api="blas")
 
 
 def create_app(settings: WebSettings | None = None) -> FastAPI:
@@ -321,7 +331,9 @@ def _add_error_handlers(app: FastAPI) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def web(request: Request) -> WebContext:
+# Dependencies that do no I/O are `async def`: FastAPI runs a plain `def` one in the thread pool,
+# a hop that costs more than the check itself.
+async def web(request: Request) -> WebContext:
     return request.app.state.web
 
 
@@ -341,7 +353,7 @@ SessionId = Annotated[
 ]
 
 
-def checked_message(ctx: Web, body: schemas.NewMessage) -> schemas.NewMessage:
+async def checked_message(ctx: Web, body: schemas.NewMessage) -> schemas.NewMessage:
     """The message, within this server's length limit (a 422 like the schema's own otherwise)."""
     limit = ctx.max_message_chars
     if len(body.message) > limit:
@@ -450,9 +462,9 @@ def send_message(
             "without it each stage keeps its timing and summary only"
         ),
     ] = False,
-) -> dict[str, Any]:
+) -> Response:
     """The shopper says something; the agent answers (one JSON body when the turn is done)."""
-    return ctx.service.run_turn(session_id, _chat_plan(body, trace))
+    return turn_response(ctx.service.run_turn(session_id, _chat_plan(body, trace)))
 
 
 @router.post(
@@ -511,10 +523,10 @@ def start_demo_run(ctx: Web, body: schemas.NewDemoRun) -> dict[str, Any]:
     responses=ERRORS,
     tags=["demo"],
 )
-def step_demo_run(ctx: Web, session_id: SessionId) -> dict[str, Any]:
+def step_demo_run(ctx: Web, session_id: SessionId) -> Response:
     """One turn: the simulated customer's pending message goes to the agent; the customer then
     moves."""
-    return ctx.service.run_turn(session_id, ctx.demo.plan_step)
+    return turn_response(ctx.service.run_turn(session_id, ctx.demo.plan_step))
 
 
 @router.post(
@@ -556,6 +568,18 @@ def redoc(request: Request) -> HTMLResponse:
         redoc_favicon_url=f"{DOCS_ASSETS_URL}/favicon.png",
         with_google_fonts=False,
     )
+
+
+TURN_RESULT = TypeAdapter(schemas.TurnResult)
+
+
+def turn_response(record: dict[str, Any]) -> Response:
+    """The turn as FastAPI would answer it through `response_model=TurnResult` (validated, then
+    dumped by pydantic), but in the route's own worker thread: FastAPI would validate in another
+    hop to the thread pool and dump on the event loop."""
+    turn = TURN_RESULT.validate_python(record, from_attributes=True)
+    body = TURN_RESULT.dump_json(turn, by_alias=True)
+    return Response(body, media_type="application/json")
 
 
 def _chat_plan(body: schemas.NewMessage, trace: bool = True) -> Callable[[StoredSession], TurnPlan]:

@@ -8,7 +8,9 @@ Keys, under one prefix:
     {prefix}lock:{id}  a session's lock (redis-py's Lock: a token with a lease)
 
 Every change is one Lua script, which Redis runs atomically and writes to its append-only file
-as one transaction: after a crash or restart a turn is there whole or not at all. Connection
+as one transaction: after a crash or restart a turn is there whole or not at all. A turn costs
+two round trips (`open_turn`): one script takes the session's lock and reads the session, one
+writes the turn and lets go of the lock. Connection
 errors are retried with backoff for a few seconds (a restart), then reported as
 StoreUnavailable. A retried turn write that had in fact landed is recognised and not counted
 as a conflict.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -39,6 +42,7 @@ from .store import (
     LOCK_LEASE_SECONDS,
     LOCK_WAIT_SECONDS,
     ExpiredSession,
+    OpenTurn,
     SessionBusy,
     SessionConflict,
     StoredSession,
@@ -49,6 +53,7 @@ from .store import (
 )
 
 PREFIX = "shopcopilot:"
+LOCK_POLL_SECONDS = 0.005  # as redis-py's Lock polls in session_lock
 # About 4 s of retries in all: a Redis restart with its append-only file reloaded fits.
 RETRY = Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=10)
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
@@ -84,27 +89,58 @@ return evicted
 """
 )
 
-# ARGV: prefix, id, now, idle_ttl
-_GET = """
-local p, id, now = ARGV[1], ARGV[2], ARGV[3]
-local key = p .. 's:' .. id
-local row = redis.call('HMGET', key, 'created_at', 'last_active', 'version', 'turns',
-                       'profile', 'agent_data', 'demo')
-if not row[1] then return {'unknown'} end
-if tonumber(now) - tonumber(row[2]) > tonumber(ARGV[4]) then
-  redis.call('DEL', key, p .. 't:' .. id)
-  redis.call('ZREM', p .. 'active', id)
-  return {'expired'}
+_READ = """
+local function read(p, id, now, idle_ttl)
+  local key = p .. 's:' .. id
+  local row = redis.call('HMGET', key, 'created_at', 'last_active', 'version', 'turns',
+                         'profile', 'agent_data', 'demo')
+  if not row[1] then return {'unknown'} end
+  if tonumber(now) - tonumber(row[2]) > tonumber(idle_ttl) then
+    redis.call('DEL', key, p .. 't:' .. id)
+    redis.call('ZREM', p .. 'active', id)
+    return {'expired'}
+  end
+  redis.call('HSET', key, 'last_active', now)
+  redis.call('ZADD', p .. 'active', now, id)
+  return {'ok', row[1], row[3], row[4], row[5], row[6], row[7]}
 end
-redis.call('HSET', key, 'last_active', now)
-redis.call('ZADD', p .. 'active', now, id)
-return {'ok', row[1], row[3], row[4], row[5], row[6], row[7]}
 """
 
-# ARGV: prefix, id, read_version, turn, now, agent_data, record, demo ('' keeps the old one)
+# ARGV: prefix, id, now, idle_ttl
+_GET = _READ + "return read(ARGV[1], ARGV[2], ARGV[3], ARGV[4])"
+
+# ARGV: prefix, id, now, idle_ttl, lock token, lease in ms. The lock is the key redis-py's Lock
+# uses in session_lock (a token with a lease), so the two exclude each other. A lock already
+# holding this token is this very call, retried after a lost reply: it took the lock.
+_LOCK_AND_GET = (
+    _READ
+    + """
+local lock = ARGV[1] .. 'lock:' .. ARGV[2]
+if redis.call('GET', lock) ~= ARGV[5]
+   and not redis.call('SET', lock, ARGV[5], 'NX', 'PX', ARGV[6]) then
+  return {'busy'}
+end
+local row = read(ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+if row[1] ~= 'ok' then redis.call('DEL', lock) end
+return row
+"""
+)
+
+# ARGV: prefix, id, lock token
+_UNLOCK = """
+local lock = ARGV[1] .. 'lock:' .. ARGV[2]
+if redis.call('GET', lock) == ARGV[3] then return redis.call('DEL', lock) end
+return 0
+"""
+
+# ARGV: prefix, id, read_version, turn, now, agent_data, record, demo ('' keeps the old one),
+# lock token ('' for none: the lock, if this turn holds it, is let go of whatever follows)
 _SAVE_TURN = """
 local p, id = ARGV[1], ARGV[2]
 local key, turns = p .. 's:' .. id, p .. 't:' .. id
+if ARGV[9] ~= '' and redis.call('GET', p .. 'lock:' .. id) == ARGV[9] then
+  redis.call('DEL', p .. 'lock:' .. id)
+end
 local stored = redis.call('HGET', key, 'version')
 if not stored then return 0 end
 local version, read = tonumber(stored), tonumber(ARGV[3])
@@ -155,6 +191,8 @@ class RedisStore:
         )
         self._create = self._redis.register_script(_CREATE)
         self._get = self._redis.register_script(_GET)
+        self._lock_and_get = self._redis.register_script(_LOCK_AND_GET)
+        self._unlock = self._redis.register_script(_UNLOCK)
         self._save_turn = self._redis.register_script(_SAVE_TURN)
         self._purge = self._redis.register_script(_PURGE)
 
@@ -176,7 +214,7 @@ class RedisStore:
         lock = self._redis.lock(
             f"{self.prefix}lock:{session_id}",
             timeout=self.lock_lease_seconds,
-            sleep=0.005,
+            sleep=LOCK_POLL_SECONDS,
             blocking_timeout=self.lock_wait_seconds,
         )
         with self._reachable():
@@ -200,6 +238,65 @@ class RedisStore:
             log.warning("the lock of session %s expired before its turn ended", session_id)
         except StoreUnavailable:
             log.warning("could not release the lock of session %s; its lease ends it", session_id)
+
+    @contextmanager
+    def open_turn(self, session_id: str) -> Iterator[OpenTurn]:
+        token = uuid.uuid4().hex
+        stored = self._locked_read(session_id, token)
+        held = True
+
+        def save(turn: int, agent_data: dict, record: dict, demo: dict | None = None) -> int:
+            nonlocal held
+            try:
+                version = self._write_turn(
+                    session_id, stored.version, turn, agent_data, record, demo, token
+                )
+            except SessionConflict:
+                held = False  # the script ran, and let go of the lock first
+                raise
+            held = False
+            return version
+
+        try:
+            yield OpenTurn(stored, save)
+        finally:
+            if held:
+                self._let_go(session_id, token)
+
+    def _locked_read(self, session_id: str, token: str) -> StoredSession:
+        """Take the session's lock and read it in one script; poll while another turn holds it."""
+        deadline = time.monotonic() + self.lock_wait_seconds
+        lease_ms = int(self.lock_lease_seconds * 1000)
+        while True:
+            now = self._clock()
+            args: list[str | int | float] = [
+                self.prefix,
+                session_id,
+                repr(now),
+                self.idle_ttl_seconds,
+                token,
+                lease_ms,
+            ]
+            with self._reachable():
+                row = self._lock_and_get(keys=[], args=args)
+            if row[0] != b"busy":
+                return self._stored(session_id, now, row)
+            if time.monotonic() >= deadline:
+                raise SessionBusy(
+                    f"session {session_id!r} is busy with another turn for more than "
+                    f"{self.lock_wait_seconds:g} s; retry"
+                )
+            time.sleep(LOCK_POLL_SECONDS)
+
+    def _let_go(self, session_id: str, token: str) -> None:
+        try:
+            with self._reachable():
+                released = self._unlock(keys=[], args=[self.prefix, session_id, token])
+        except StoreUnavailable:
+            log.warning("could not release the lock of session %s; its lease ends it", session_id)
+            return
+        if not released:
+            log.warning("the lock of session %s expired before its turn ended", session_id)
 
     def create(
         self,
@@ -229,6 +326,10 @@ class RedisStore:
             row = self._get(
                 keys=[], args=[self.prefix, session_id, repr(now), self.idle_ttl_seconds]
             )
+        return self._stored(session_id, now, row)
+
+    def _stored(self, session_id: str, now: float, row: list[Any]) -> StoredSession:
+        """The session a read script returned, or its error."""
         status = row[0].decode()
         if status == "unknown":
             raise UnknownSession(f"unknown session {session_id!r}")
@@ -259,6 +360,18 @@ class RedisStore:
         record: dict[str, Any],
         demo: dict[str, Any] | None = None,
     ) -> int:
+        return self._write_turn(session_id, read_version, turn, agent_data, record, demo, "")
+
+    def _write_turn(
+        self,
+        session_id: str,
+        read_version: int,
+        turn: int,
+        agent_data: dict[str, Any],
+        record: dict[str, Any],
+        demo: dict[str, Any] | None,
+        token: str,
+    ) -> int:
         args: list[str | int | float] = [
             self.prefix,
             session_id,
@@ -268,6 +381,7 @@ class RedisStore:
             _dump(agent_data),
             _dump(record),
             _dump_optional(demo),
+            token,
         ]
         with self._reachable():
             version = int(self._save_turn(keys=[], args=args))

@@ -18,6 +18,7 @@ lease at most.
 
 from __future__ import annotations
 
+import functools
 import threading
 import uuid
 from collections import OrderedDict
@@ -32,6 +33,7 @@ from ..catalog.product import Product
 from .store import SessionStore, StoredSession
 
 KEY_FEATURES_SHOWN = 4
+CARDS_KEPT = 20_000  # product cards kept in memory (about 1 KB each)
 EventCallback = Callable[[dict[str, Any]], None]
 
 
@@ -59,6 +61,10 @@ class SessionService:
         self._lock = threading.Lock()
         # Which sessions this process's agents hold, at which version, least recently used first.
         self._loaded_versions: OrderedDict[str, int] = OrderedDict()
+        # Product cards, kept: the catalog is read-only, and reading a product back from the
+        # product store for every card of every turn cost more than the rest of the record.
+        # Shared between records, which are only ever serialized.
+        self._card = functools.lru_cache(maxsize=CARDS_KEPT)(self._read_card)
 
     def create(self, profile: dict[str, Any], demo: dict[str, Any] | None = None) -> dict[str, Any]:
         """A new session; returns its summary (id, turn 0, state)."""
@@ -100,15 +106,13 @@ class SessionService:
         on_event: EventCallback | None = None,
     ) -> dict[str, Any]:
         """One turn: read the session, run the agent, record the result; returns the turn record."""
-        with self._lock, self.store.session_lock(session_id):
-            stored = self.store.get(session_id)
+        with self._lock, self.store.open_turn(session_id) as opened:
+            stored = opened.stored
             turn_plan = plan(stored)
             self._bring_up_to_date(stored)
             try:
                 record, exported = self._respond(stored, turn_plan, on_event)
-                version = self.store.save_turn(
-                    session_id, stored.version, record["turn"], exported, record, record["demo"]
-                )
+                version = opened.save(record["turn"], exported, record, record["demo"])
             except BaseException:
                 # The agent may hold a turn the store never got; reload it before its next use.
                 self._loaded_versions.pop(session_id, None)
@@ -176,14 +180,18 @@ class SessionService:
         }
 
     def _with_product(self, recommendation: dict[str, Any]) -> dict[str, Any]:
-        product = self.agent.index.store.get(str(recommendation.get("parent_asin", "")))
+        asin = str(recommendation.get("parent_asin", ""))
         return {
-            "parent_asin": str(recommendation.get("parent_asin", "")),
+            "parent_asin": asin,
             "score": recommendation.get("score"),
             "reason": recommendation.get("reason") or "",
             "shown_before": bool(recommendation.get("shown_before", False)),
-            "product": product_card(product) if product is not None else None,
+            "product": self._card(asin),
         }
+
+    def _read_card(self, asin: str) -> dict[str, Any] | None:
+        product = self.agent.index.store.get(asin)
+        return product_card(product) if product is not None else None
 
 
 def plain(value: Any) -> Any:

@@ -15,7 +15,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,14 @@ from .store import (
     DEFAULT_MAX_SESSIONS,
     LOCK_WAIT_SECONDS,
     ExpiredSession,
+    OpenTurn,
     SessionBusy,
     SessionConflict,
     StoredSession,
     UnknownSession,
     UnknownTurn,
     check_limits,
+    locked_then_read,
 )
 
 BUSY_TIMEOUT_SECONDS = 10.0
@@ -133,6 +135,10 @@ class SQLiteStore:
             yield
         finally:
             lock.release()
+
+    def open_turn(self, session_id: str) -> AbstractContextManager[OpenTurn]:
+        # A local file lock and a local file: nothing to save by folding the steps together.
+        return locked_then_read(self, session_id)
 
     def create(
         self,

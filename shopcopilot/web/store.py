@@ -21,8 +21,9 @@ Limits:
   can log them.
 
 Turns of one session are applied one at a time, in the order they take the session's lock
-(`session_lock`): a second request for a session waits while another worker runs its turn,
-up to `lock_wait_seconds`, then gets SessionBusy. Every write of a turn also names the version
+(`session_lock`, or `open_turn`, which takes the lock and reads the session together): a second
+request for a session waits while another worker runs its turn, up to `lock_wait_seconds`, then
+gets SessionBusy. Every write of a turn also names the version
 it read, and a mismatch (SessionConflict) means another request advanced the session anyway
 (a lock whose holder outlived its lease): the lock orders turns, the version keeps them
 correct.
@@ -31,8 +32,8 @@ correct.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -85,6 +86,19 @@ class StoredSession:
     demo: dict[str, Any] | None
 
 
+# Records a turn of an open session: (turn, agent_data, record, demo) -> the new version.
+SaveTurn = Callable[[int, dict[str, Any], dict[str, Any], dict[str, Any] | None], int]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTurn:
+    """A session read under its lock, for one turn. `save` records the turn against the version
+    read; a back end that can also lets go of the lock in that same write."""
+
+    stored: StoredSession
+    save: SaveTurn
+
+
 class SessionStore(Protocol):
     """What the web layer needs from a session store."""
 
@@ -132,7 +146,24 @@ class SessionStore(Protocol):
         """Held while one turn of the session runs; raises SessionBusy after the wait."""
         ...
 
+    def open_turn(self, session_id: str) -> AbstractContextManager[OpenTurn]:
+        """The session's lock and the session as `get` reads it, held for one turn; as
+        `session_lock` then `get`, in fewer round trips where the back end allows."""
+        ...
+
     def close(self) -> None: ...
+
+
+@contextmanager
+def locked_then_read(store: SessionStore, session_id: str) -> Iterator[OpenTurn]:
+    """`open_turn` from the store's own steps: its lock, then a read, then `save_turn`."""
+    with store.session_lock(session_id):
+        stored = store.get(session_id)
+
+        def save(turn: int, agent_data: dict, record: dict, demo: dict | None = None) -> int:
+            return store.save_turn(session_id, stored.version, turn, agent_data, record, demo)
+
+        yield OpenTurn(stored, save)
 
 
 def check_limits(idle_ttl_seconds: float, max_sessions: int) -> None:
