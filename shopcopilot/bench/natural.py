@@ -17,7 +17,6 @@ before an override, or absent from it in a rejection).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
@@ -36,6 +35,7 @@ from ..catalog.vocabulary import (
     find_mentions,
     normalize_phrase,
 )
+from ..datafile import read_json_object
 from .official import ALLOWED_ATTRIBUTES, override_turn_for
 from .reactions import (
     ASPECTS,
@@ -275,12 +275,7 @@ def _cached_templates(path: Path) -> dict[str, Any]:
 
 
 def load_templates(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise TemplateError(f"{path}: cannot read templates: {exc}") from exc
-    if not isinstance(data, dict):
-        raise TemplateError(f"{path}: expected a JSON object at the top level")
+    data = read_json_object(path, TemplateError, "templates")
     for section, keys in _REQUIRED.items():
         if not isinstance(data.get(section), dict):
             raise TemplateError(f"{path}: missing section {section!r}")

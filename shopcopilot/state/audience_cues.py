@@ -7,7 +7,6 @@ error naming the file and the entry.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..datafile import read_json_object
 from ..terms import Level
 
 DATA_PATH = Path(__file__).with_name("data") / "audience.json"
@@ -76,12 +76,7 @@ class Cues:
 
 
 def load_cues(path: Path) -> Cues:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise AudienceError(f"{path}: cannot read the audience cues: {error}") from error
-    if not isinstance(raw, dict):
-        raise AudienceError(f"{path}: must hold a JSON object")
+    raw = read_json_object(path, AudienceError, "the audience cues")
     read = _Reader(raw, path)
     people, terms = read.recipients()
     age_words = read.age_words()

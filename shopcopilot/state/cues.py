@@ -15,12 +15,13 @@ fails the import with an error naming the file and the entry.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..datafile import read_json_object
 
 DATA_FILE = Path(__file__).with_name("data") / "conversation.json"
 
@@ -141,12 +142,7 @@ def _choice_pattern(choice: str, first: bool, last: bool) -> str:
 
 
 def load_cues(path: Path = DATA_FILE) -> ConversationCues:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise CueDataError(f"{path}: cannot read the conversation cues: {error}") from error
-    if not isinstance(raw, dict):
-        raise CueDataError(f"{path}: must hold a JSON object")
+    raw = read_json_object(path, CueDataError, "the conversation cues")
     known = {*PHRASE_LISTS, *FRAME_LISTS, *WORD_LISTS, "attribute_names"}
     if unknown := sorted(k for k in raw if not k.startswith("_") and k not in known):
         raise CueDataError(f"{path}: unknown entries {', '.join(unknown)}")
