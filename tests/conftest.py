@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from shopcopilot.agent import FOR_PEOPLE, Agent
 from shopcopilot.bench.local_redis import LocalRedis, redis_server_binary
 from shopcopilot.catalog.synth import write_catalog as write_synthetic_catalog
 from shopcopilot.index import CatalogIndex, open_index
@@ -288,3 +289,54 @@ def play() -> Callable[..., tuple[ShoppingState, list[StateDiff]]]:
     """play(lexicon, *messages, asked=None) -> (state, diffs): one message per turn from an
     empty state; `asked` lists the question asked after each message."""
     return _play
+
+
+# --- the copilot as people meet it ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def person_on(
+    tmp_path_factory: pytest.TempPathFactory, write_catalog: Callable[..., Path]
+) -> Callable[[list[dict[str, object]]], Agent]:
+    """person_on(records) -> an Agent with the people's settings over those records, on words
+    alone (no product vectors): the tests using it are about filters and order."""
+
+    def make(records: list[dict[str, object]]) -> Agent:
+        folder = tmp_path_factory.mktemp("person")
+        catalog = write_catalog(folder / "catalog.jsonl", records)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("SHOPCOPILOT_CACHE", str(folder / "cache"))
+            patch.setenv("SHOPCOPILOT_DENSE", "0")
+            return Agent(catalog, settings=FOR_PEOPLE, warm_up=False)
+
+    return make
+
+
+def _say(agent: Agent, *messages: str) -> dict:
+    agent.reset("s", {})
+    response: dict = {}
+    for turn, message in enumerate(messages, 1):
+        response = agent.respond("s", message, turn)
+    return response
+
+
+@pytest.fixture(scope="session")
+def say() -> Callable[..., dict]:
+    """say(agent, *messages) -> the response to the last message, said one per turn in a fresh
+    session."""
+    return _say
+
+
+def _altered(source: Path, folder: Path, change: Callable[[dict], object]) -> Path:
+    raw = json.loads(source.read_text(encoding="utf-8"))
+    change(raw)
+    path = folder / source.name
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def altered() -> Callable[[Path, Path, Callable[[dict], object]], Path]:
+    """altered(data_file, folder, change) -> a copy of a JSON data file in `folder`, with
+    `change` applied to its parsed object (to check that loading it fails as it should)."""
+    return _altered

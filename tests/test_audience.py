@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -65,14 +64,6 @@ def test_every_age_word_in_the_file_is_read_as_its_age_group():
         assert reading.age_group.value == group, said
 
 
-def _broken(tmp_path: Path, change) -> Path:
-    raw = json.loads(DATA_PATH.read_text(encoding="utf-8"))
-    change(raw)
-    path = tmp_path / "audience.json"
-    path.write_text(json.dumps(raw), encoding="utf-8")
-    return path
-
-
 @pytest.mark.parametrize(
     "change,entry",
     [
@@ -84,8 +75,10 @@ def _broken(tmp_path: Path, change) -> Path:
         (lambda raw: raw.pop("age_words"), "age_words"),
     ],
 )
-def test_a_malformed_file_is_refused_naming_the_file_and_the_entry(tmp_path, change, entry):
-    path = _broken(tmp_path, change)
+def test_a_malformed_file_is_refused_naming_the_file_and_the_entry(
+    tmp_path, altered, change, entry
+):
+    path = altered(DATA_PATH, tmp_path, change)
     with pytest.raises(AudienceError) as error:
         load_cues(path)
     assert str(path) in str(error.value) and entry in str(error.value)

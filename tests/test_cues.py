@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import json
 import re
 from pathlib import Path
 
@@ -69,14 +68,6 @@ def test_templates_match_words_not_letters(template, said, matches):
     assert bool(re.search(template_pattern(template), said, re.I)) is matches
 
 
-def _write(tmp_path: Path, change) -> Path:
-    raw = json.loads(cues.DATA_FILE.read_text(encoding="utf-8"))
-    change(raw)
-    path = tmp_path / "conversation.json"
-    path.write_text(json.dumps(raw), encoding="utf-8")
-    return path
-
-
 @pytest.mark.parametrize(
     "change,named",
     [
@@ -91,8 +82,8 @@ def _write(tmp_path: Path, change) -> Path:
         (lambda raw: raw["attribute_names"]["size"].append("colour"), "'colour' names two"),
     ],
 )
-def test_a_malformed_cue_file_is_refused_naming_the_entry(tmp_path, change, named):
-    path = _write(tmp_path, change)
+def test_a_malformed_cue_file_is_refused_naming_the_entry(tmp_path, altered, change, named):
+    path = altered(cues.DATA_FILE, tmp_path, change)
     with pytest.raises(CueDataError, match=re.escape(named)) as error:
         load_cues(path)
     assert str(path) in str(error.value)

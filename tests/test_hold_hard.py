@@ -4,7 +4,6 @@ and says so when none does (rank/hard.py), through the agent with FOR_PEOPLE."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -82,41 +81,29 @@ def _catalog(record) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def person(tmp_path_factory, write_catalog, catalog_record) -> Agent:
-    folder: Path = tmp_path_factory.mktemp("hold-hard")
-    catalog = write_catalog(folder / "catalog.jsonl", _catalog(catalog_record))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SHOPCOPILOT_CACHE", str(folder / "cache"))
-        patch.setenv("SHOPCOPILOT_DENSE", "0")  # the words alone: the test is about filters
-        return Agent(catalog, settings=FOR_PEOPLE, warm_up=False)
-
-
-def _play(agent: Agent, *messages: str) -> dict:
-    agent.reset("s", {})
-    for turn, message in enumerate(messages, 1):
-        response = agent.respond("s", message, turn)
-    return response
+def person(person_on, catalog_record) -> Agent:
+    return person_on(_catalog(catalog_record))
 
 
 def _ids(response: dict) -> list[str]:
     return [r["parent_asin"] for r in response["recommendations"]]
 
 
-def test_a_stated_department_holds_after_the_item_changes(person):
+def test_a_stated_department_holds_after_the_item_changes(person, say):
     said = ("running shoes for women", "under $60", "actually make it trail running")
     loose = person.with_settings(
         replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, hold_hard=False))
     )
-    assert any(i.startswith("MT") for i in _ids(_play(loose, *said)))  # men's shoes crept in
-    response = _play(person, *said)
+    assert any(i.startswith("MT") for i in _ids(say(loose, *said)))  # men's shoes crept in
+    response = say(person, *said)
     ids = _ids(response)
     assert ids[:2] == ["WT0", "WT1"] or set(ids[:2]) == {"WT0", "WT1"}
     assert ids and all(i.startswith("W") for i in ids)  # women's, under $60, on every card
     assert "relaxed" not in response["message"]
 
 
-def test_a_requirement_nothing_meets_is_relaxed_and_said(person):
-    response = _play(person, "hiking boots for women")
+def test_a_requirement_nothing_meets_is_relaxed_and_said(person, say):
+    response = say(person, "hiking boots for women")
     ids = _ids(response)
     assert ids[0].startswith("MH")  # the item the shopper named, not a women's running shoe
     assert "Nothing I found is for women" in response["message"]
@@ -125,18 +112,18 @@ def test_a_requirement_nothing_meets_is_relaxed_and_said(person):
             assert "not for women (nothing found is)" in card["reason"]
 
 
-def test_a_turned_down_colour_never_shows(person):
+def test_a_turned_down_colour_never_shows(person, say):
     said = "a leather jacket for men, not black"
     loose = person.with_settings(
         replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, hold_hard=False))
     )
-    assert {"LJ0", "LJ1"} <= set(_ids(_play(loose, said)))  # demoted, still shown
-    ids = _ids(_play(person, said))
+    assert {"LJ0", "LJ1"} <= set(_ids(say(loose, said)))  # demoted, still shown
+    ids = _ids(say(person, said))
     assert set(ids[:2]) == {"LJ2", "LJ3"} and not {"LJ0", "LJ1"} & set(ids)
 
 
-def test_the_budget_is_relaxed_when_nothing_of_the_kind_fits_it(person):
-    response = _play(person, "trail running shoes for women under $20")
+def test_the_budget_is_relaxed_when_nothing_of_the_kind_fits_it(person, say):
+    response = say(person, "trail running shoes for women under $20")
     ids = _ids(response)
     assert set(ids[:2]) == {"WT0", "WT1"}  # the department still holds
     assert all(i.startswith("W") for i in ids)

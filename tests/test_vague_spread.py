@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -53,20 +52,8 @@ def _catalog(record) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def person(tmp_path_factory, write_catalog, catalog_record) -> Agent:
-    folder: Path = tmp_path_factory.mktemp("vague")
-    catalog = write_catalog(folder / "catalog.jsonl", _catalog(catalog_record))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SHOPCOPILOT_CACHE", str(folder / "cache"))
-        patch.setenv("SHOPCOPILOT_DENSE", "0")  # the words alone: the test is about the order
-        return Agent(catalog, settings=FOR_PEOPLE, warm_up=False)
-
-
-def _play(agent: Agent, *messages: str) -> dict:
-    agent.reset("s", {})
-    for turn, message in enumerate(messages, 1):
-        response = agent.respond("s", message, turn)
-    return response
+def person(person_on, catalog_record) -> Agent:
+    return person_on(_catalog(catalog_record))
 
 
 def _leaves(agent: Agent, response: dict) -> list[str]:
@@ -77,25 +64,25 @@ def _leaves(agent: Agent, response: dict) -> list[str]:
 VAGUE = ("something for women", "not sure", "whatever")
 
 
-def test_blank_answers_in_a_row_get_a_spread_and_an_invitation(person):
+def test_blank_answers_in_a_row_get_a_spread_and_an_invitation(person, say):
     off = person.with_settings(
         replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, spread_after=0))
     )
-    assert len(set(_leaves(off, _play(off, *VAGUE)))) <= 2  # near-twins without the spread
-    response = _play(person, *VAGUE)
+    assert len(set(_leaves(off, say(off, *VAGUE)))) <= 2  # near-twins without the spread
+    response = say(person, *VAGUE)
     leaves = _leaves(person, response)
     assert len(set(leaves[:6])) == 6  # every kind on the first cards
     assert "Which one comes closest?" in response["message"]
     assert response["ask_attribute"] is None
 
 
-def test_one_blank_answer_is_not_yet_vague(person):
-    response = _play(person, *VAGUE[:2])
+def test_one_blank_answer_is_not_yet_vague(person, say):
+    response = say(person, *VAGUE[:2])
     assert "Which one comes closest?" not in response["message"]
 
 
-def test_a_pick_from_the_spread_narrows_to_its_neighbourhood(person):
-    spread = _play(person, *VAGUE)
+def test_a_pick_from_the_spread_narrows_to_its_neighbourhood(person, say):
+    spread = say(person, *VAGUE)
     picked = _leaves(person, spread)[1]
     assert picked != "Pendant Necklaces"
     after = person.respond("s", "the second one", len(VAGUE) + 1)
@@ -104,6 +91,6 @@ def test_a_pick_from_the_spread_narrows_to_its_neighbourhood(person):
     assert "like the second one you pointed at" in after["recommendations"][0]["reason"]
 
 
-def test_nothing_to_search_by_still_shows_products(person):
-    response = _play(person, "show me something nice")
+def test_nothing_to_search_by_still_shows_products(person, say):
+    response = say(person, "show me something nice")
     assert response["recommendations"]
