@@ -182,6 +182,29 @@ def test_sizes_said_as_numbers_are_sizes(text, asked, sizes, budget):
 
 
 @pytest.mark.parametrize(
+    "text,sizes",
+    [
+        ("toddler boy pajamas 2t", ["2T"]),
+        ("girls 4T leggings under $15", ["4T"]),
+        ("onesie 0-3 months", ["0-3 months"]),
+        ("3 to 6 months sleeper", ["3-6 months"]),
+        ("18m romper $20", ["18 months"]),
+        ("sports bra 36dd", ["36DD"]),
+        ("bra 34b under 40", ["34B"]),
+        ("my 6 month old needs a hat", []),
+        ("a 35b bra", []),  # bands are even
+        ("40mm watch", []),
+    ],
+)
+def test_toddler_baby_and_bra_sizes_are_sizes_never_money(text, sizes):
+    numbers = read_numbers(text)
+    assert [m.value for m in numbers.sizes] == sizes
+    for mention in numbers.sizes:
+        assert text[mention.start : mention.end] == mention.text
+    assert numbers.budget is None or numbers.budget.max_price in (15.0, 40.0, None)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "she's 9 and loves unicorns",

@@ -214,6 +214,38 @@ def test_category_text_is_the_item_not_the_whole_clause(lexicon, play):
     assert state.active("budget")[0].data["max"] == 60
 
 
+def test_a_size_said_inside_the_item_is_not_part_of_the_item(lexicon, play):
+    state, _ = play(lexicon, "white trainers womens size 38")
+    assert "38" not in state.active("category")[0].text
+    assert [c.value for c in state.active("size")] == ["38"]
+
+
+def test_a_narrower_department_said_stays_beside_a_broader_age_word(lexicon, play):
+    state, _ = play(lexicon, "girl shoes size 13 little kid")
+    assert [c.value for c in state.active("style") if c.data.get("facet") == "department"] == [
+        "girls"
+    ]
+
+
+@pytest.mark.parametrize(
+    "typed,meant",
+    [("earings", "earrings"), ("leggins", "leggings"), ("sandles", "sandals"), ("gril", "girl")],
+)
+def test_dictionary_words_far_rarer_than_a_catalog_word_are_typos(typed, meant):
+    from shopcopilot.state.spelling import SpellFixer
+
+    fixer = SpellFixer(["earrings", "leggings", "sandals", "girl", "sweater", "boots", "jane"])
+    assert fixer.fix(f"{typed} please") == f"{meant} please"
+
+
+@pytest.mark.parametrize("word", ["sweeter", "bots", "squad", "janes", "threader"])
+def test_common_or_known_words_are_not_taken_for_typos(word):
+    from shopcopilot.state.spelling import SpellFixer
+
+    fixer = SpellFixer(["sweater", "boots", "squat", "james", "jane", "threads"])
+    assert fixer.fix(word) == word
+
+
 def test_typos_in_values_are_tolerated(lexicon, play):
     state, _ = play(lexicon, "I need a dress", "somethng in nayv, ideally leathr")
     assert ("color", "blue") in values(state) and ("material", "leather") in values(state)

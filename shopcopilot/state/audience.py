@@ -537,8 +537,9 @@ def _apply_department(
 
 
 def _narrows(value: str, stated: str) -> bool:
-    """Is `value` a narrower department than `stated` ("boys" of "kids")?"""
-    return value != stated and value in accepted_departments(stated)
+    """Is `value` a narrower department than `stated` ("boys" of "kids", never "kids" of
+    "girls")?"""
+    return value != stated and accepted_departments(value) < accepted_departments(stated)
 
 
 def _guessed(constraint: Constraint) -> bool:

@@ -330,10 +330,36 @@ def read_numbers(text: str, asked: str | None = None, protected: tuple[str, ...]
         readings += found
         sizes += sized
         offset += len(clause) + 1
+    sizes += garment_sizes(text)
     if not readings:
         return Numbers(None, tuple(sizes))
     best = max(readings, key=lambda r: (r.score, -r.position))
     return Numbers(_with_other_bound(best.budget, readings), tuple(sizes))
+
+
+# Sizes written with letters, which no shoe or waist number is: toddler "2T", baby "0-3 months"
+# or "18m" (not "a 6 month old": an age), bra "34B" / "36DD" (even bands 28 to 48).
+_GARMENT_SIZE = re.compile(
+    r"\b(?:(?P<t>[2-6])t|(?P<m>\d{1,2}(?:\s?(?:-|to)\s?\d{1,2})?)(?:m|\s?mos?|\s?months?)"
+    r"(?!\s*old)|(?P<band>[234]\d)(?P<cup>[a-h]|dd|ddd))\b",
+    re.IGNORECASE,
+)
+
+
+def garment_sizes(text: str) -> list[Mention]:
+    """Toddler, baby and bra sizes in `text`, in the catalog's forms ("2T", "6 months", "34B")."""
+    found = []
+    for said in _GARMENT_SIZE.finditer(text):
+        if said["t"]:
+            size = f"{said['t']}T"
+        elif said["m"]:
+            size = re.sub(r"\s?(?:-|to)\s?", "-", said["m"]) + " months"
+        elif 28 <= int(said["band"]) <= 48 and int(said["band"]) % 2 == 0:
+            size = said["band"] + said["cup"].upper()
+        else:
+            continue
+        found.append(Mention(Facet.SIZE, size, said.start(), said.end(), said.group()))
+    return found
 
 
 def parse_budget(

@@ -315,10 +315,11 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
     """Every word the lexicon can read, so only unknown words are taken for typos."""
     from ..catalog.vocabulary import vocabulary
 
-    words = set(STOPWORDS) | set(category_idf) | set(KNOWN_EXTRA)
+    words = set(STOPWORDS) | set(category_idf) | set(KNOWN_EXTRA) | set(SHOPPER_WORDS)
     for path in category_paths:
         for part in path:
-            words.update(tokens(part))
+            # The singular too: "neckless" is a slip for "necklace" as much as "necklaces".
+            words.update(word for token in tokens(part) for word in (token, stem(token)))
     for table in vocabulary().tables.values():
         for canonical, terms in table.items():
             for term in (canonical, *terms):
@@ -351,6 +352,7 @@ SHOPPER_WORDS: dict[str, tuple[str, ...]] = {
     "heel": ("pump",),
     "stiletto": ("pump",),
     "cami": ("camisole",),
+    "cardi": ("cardigan",),
     "bikini": ("swimsuit",),
     "cossie": ("swimsuit",),
     "bather": ("swimsuit",),

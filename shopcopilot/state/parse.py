@@ -121,7 +121,18 @@ def parse_message(
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)
     _read_item_by_head(text, lexicon, first_turn, last_question, current_item, obs)
+    obs.category_text = _without_sizes(obs.category_text, obs.values)
     return obs
+
+
+def _without_sizes(item: str, values: list[Mention]) -> str:
+    """The item's words without the sizes said inside them: "size 38" names no kind of item,
+    though "Plus Size" is a category ("white trainers womens size 38")."""
+    for size in (m for m in values if m.facet == Facet.SIZE and m.text in item):
+        said = re.compile(rf"(?:\bsize\s+)?{re.escape(size.text)}", re.IGNORECASE)
+        rest = " ".join(said.sub(" ", item).split())
+        item = rest if any(c.isalpha() for c in rest) else item
+    return item
 
 
 def _read_audience(text: str, obs: Observation) -> None:

@@ -1,7 +1,10 @@
 """Typo tolerance: "slevee" -> "sleeve", "aloy" -> "alloy".
 
 Only words the lexicon does not know are corrected, and only to a known word
-one edit away (two for long words), so catalog terms and brand names survive.
+one edit away (two from seven letters), so catalog terms and brand names survive.
+A dictionary word is corrected only when the known word is far more common in
+English ("earings" -> "earrings", "gril" -> "girl", while "sweeter" and "bots"
+stay): dictionaries list rare words that are mostly typos when typed to a shop.
 Requirement fragments keep the shopper's original spelling: the official
 customer quotes catalog lines verbatim, typos included.
 """
@@ -15,10 +18,15 @@ from functools import lru_cache
 from english_words import get_english_words_set
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
+from wordfreq import zipf_frequency
 
 from ..index.text import stem
 
 MAX_CANDIDATES = 8
+LONG_WORD = 7  # from this length two edits are one slip ("sandles")
+# A dictionary word yields to a known word this much more common (zipf is log10 per billion
+# words: 1.5 is about 30 times), so "pendent" stays in doubt but "leggins" becomes "leggings".
+RARER_BY = 1.5
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
@@ -41,15 +49,21 @@ class SpellFixer:
 
     def _fix_word(self, word: str) -> str:
         lower = word.lower()
-        if len(lower) < 4 or lower in self._known or "'" in lower or is_english(lower):
+        if len(lower) < 4 or "'" in lower or lower in self._known or stem(lower) in self._known:
             return word
         if lower not in self._cache:
-            self._cache[lower] = self._closest(lower)
+            self._cache[lower] = self._correction(lower)
         fixed = self._cache[lower]
         return fixed if fixed and word.islower() else (fixed.capitalize() if fixed else word)
 
-    def _closest(self, word: str) -> str:
-        limit = 1 if len(word) < 8 else 2
+    def _correction(self, word: str) -> str:
+        if not is_english(word):
+            return self._closest(word, 1 if len(word) < LONG_WORD else 2)
+        # A dictionary word is one slip from a far more common one, or it was meant.
+        closest = self._closest(word, 1)
+        return closest if closest and _far_more_common(closest, word) else ""
+
+    def _closest(self, word: str, limit: int) -> str:
         # OSA distance: a swapped pair of letters ("slevee") is one edit, as people type.
         found = sorted(
             (choice, distance)
@@ -69,6 +83,10 @@ class SpellFixer:
         # Ties go to a word with the same first letter, then the longer one: people drop letters
         # more often than they add them ("wmen" is "women", not "men").
         return min(found, key=lambda f: (f[1], f[0][0] != word[0], -len(f[0])))[0]
+
+
+def _far_more_common(common: str, rare: str) -> bool:
+    return zipf_frequency(common, "en") - zipf_frequency(rare, "en") >= RARER_BY
 
 
 @lru_cache(maxsize=1)
