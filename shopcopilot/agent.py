@@ -17,7 +17,7 @@ import numpy as np
 
 from .dialogue import DialogueSettings, decide
 from .index.catalog_index import CatalogIndex, open_index
-from .index.categoriser import load_or_train
+from .index.categoriser import WHO_WORDS, load_or_train
 from .index.counts import catalog_counts
 from .index.features import load_or_build
 from .index.text import STOPWORDS, stem, tokens
@@ -33,6 +33,7 @@ from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.spelling import is_english
 from .state.update import Consult
+from .terms import Attribute
 from .trace import EventSink, Tracer
 
 
@@ -49,9 +50,13 @@ class AgentSettings:
 # simulators never paraphrase, and meaning cost them about 0.002 TechnicalScore while it put
 # the right kind of item first 3.4 points more often on shoppers' own phrasing
 # (docs/results.md, "Semantic layer").
+# The categoriser's reading of the item counts for a person's list when it is this sure, and
+# then weighs this much beside a category match (`RankWeights.kind`).
+KIND_SURE = 0.8
+KIND_BONUS = 3.0
 FOR_PEOPLE = AgentSettings(
     retrieval=RetrievalSettings(dense_window=50),
-    ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2),
+    ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS),
     dialogue=DialogueSettings(narrow=False),
 )
 
@@ -247,6 +252,7 @@ class Agent:
                 limit=keep,
                 explain_top=EXPLAINED if tracer.detailed else 0,
                 semantic=semantic,
+                kind=self._kind(state),
             )
             if tracer.detailed:
                 lexical_order = self.index.store.asins_for_rows(
@@ -255,6 +261,19 @@ class Agent:
                 event.output = _rerank_output(lexical_order, ranked)
             event.summary = f"best {len(ranked)} kept, {len(seen)} already shown this epoch"
         return ranked
+
+    def _kind(self, state: ShoppingState) -> frozenset[str]:
+        """The leaves of the node the categoriser surely read in the item said last."""
+        categoriser = self.lexicon.categoriser
+        if not self.settings.ranking.kind or categoriser is None:
+            return frozenset()
+        items = [c for c in state.active() if c.attribute == Attribute.CATEGORY]
+        item = max(items, key=lambda c: c.source_turn, default=None)
+        if item is None or not item.data.get("node") or item.data.get("node_p", 0) < KIND_SURE:
+            return frozenset()
+        if set(item.data.get("words", ())) <= WHO_WORDS:
+            return frozenset()  # "something for women" names who, not what
+        return categoriser.leaves_under(item.data["node"])
 
     def _decide(self, tracer: Tracer, state: ShoppingState, ranked, turn: int, top_k: int):
         with tracer.stage("dialogue") as event:

@@ -145,13 +145,20 @@ def test_starter_shim_is_the_agent(synthetic_catalog, synthetic_cache, monkeypat
 
 
 def test_people_see_the_whole_list_while_the_benchmark_policy_shows_one(agent) -> None:
+    from dataclasses import replace
+
     from shopcopilot.agent import FOR_PEOPLE
 
     person = agent.with_settings(FOR_PEOPLE)
-    for who in (agent, person):
+    # The same ranking with the benchmark's narrow policy: only the list's width differs.
+    narrowed = agent.with_settings(
+        replace(FOR_PEOPLE, dialogue=replace(FOR_PEOPLE.dialogue, narrow=True))
+    )
+    for who in (agent, person, narrowed):
         who.reset("list", {})
     narrow = agent.respond("list", "I need a pair of shoes", 1)
     full = person.respond("list", "I need a pair of shoes", 1)
+    one = narrowed.respond("list", "I need a pair of shoes", 1)
     assert narrow["ask_attribute"] is not None and len(narrow["recommendations"]) == 1
-    assert len(full["recommendations"]) == 10
-    assert full["recommendations"][0]["parent_asin"] == narrow["recommendations"][0]["parent_asin"]
+    assert len(full["recommendations"]) == 10 and len(one["recommendations"]) == 1
+    assert full["recommendations"][0]["parent_asin"] == one["recommendations"][0]["parent_asin"]

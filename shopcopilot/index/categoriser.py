@@ -171,6 +171,13 @@ class Categoriser:
             (np.ones(len(rows)), (rows, cols)), shape=(len(paths), len(self.head_column))
         ).toarray()
         self.on_head = {h: path_heads[:, i] for h, i in self.head_column.items()}
+        self._leaves: dict[str, frozenset[str]] = {}
+
+    def leaves_under(self, node: str) -> frozenset[str]:
+        """The last node of every path through `node`: what a product filed under it ends in."""
+        if node not in self._leaves:
+            self._leaves[node] = frozenset(path[-1] for path in self.paths if node in path)
+        return self._leaves[node]
 
     def __getstate__(self) -> tuple[Any, ...]:
         return (self.vectorizer, self.weights, self.paths, self.items, self.kind, self.bias)

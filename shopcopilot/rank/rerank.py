@@ -74,6 +74,10 @@ class RankWeights:
     # A person's list (FOR_PEOPLE): every hard requirement holds while some candidate of the
     # wanted kind meets it (rank/hard.py). Off for the benchmark, whose answers it would move.
     hold_hard: bool = False
+    # A person's list: products filed under the node the catalog's categoriser reads in the item
+    # (`kind`, when it is sure) get this on top of their category match, so "shoes" shows shoes
+    # rather than shoe trees, whose category names say "shoe" more often. 0: words alone.
+    kind: float = 0.0
     # A person's list after this many blank turns in a row ("not sure", "whatever") is a spread
     # of kinds, brands and prices (0: never), and a pick anchors it (rank/spread.py).
     spread_after: int = 0
@@ -218,12 +222,13 @@ def rerank(
     exclude: frozenset[str] | set[str] = frozenset(),
     limit: int | None = None,
     semantic: np.ndarray | None = None,
+    kind: frozenset[str] = frozenset(),
 ) -> Ranking:
     """The candidates (feature-store `rows`, with their `lexical` scores) scored and sorted, without
     `exclude` (ids already shown), the best `limit` of them (None: all); the first `explain_top`
     carry their evidence and parts (`Ranking.explain` adds more). Excluded products still count
     in the word statistics. `semantic` is each candidate's cosine to the shopper's words, when
-    the index has vectors."""
+    the index has vectors; `kind` the leaf categories of the item the categoriser read."""
     needs = requirements(state)
     if weights.spread_after and (pick := picked(state)):
         # "The second one": stay near the product picked, as "more like that one" does.
@@ -240,6 +245,10 @@ def rerank(
     columns = score_columns(needs, probes, batch, lexical / (top_lexical or 1.0), weights)
     if semantic is not None and weights.semantic:
         columns.parts["semantic"] = weights.semantic * np.clip(semantic, 0.0, None)
+    if kind and weights.kind:
+        columns.parts["category"] = columns.parts["category"] + weights.kind * batch.code_is(
+            "leaf", kind
+        )
     eligible = np.arange(len(rows))
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]

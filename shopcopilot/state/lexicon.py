@@ -34,6 +34,8 @@ READINGS_CACHE_SIZE = 4_096
 MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 
 
+# "Birthstone Jewelry Gifts" files rings, not gifts: a gift is whatever the shopper names.
+_NOT_ITEMS = frozenset(stem(word) for word in CONVERSATION.words["not_items"])
 _BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
 # Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay
 # whole.
@@ -277,7 +279,7 @@ def _head_nouns(category_paths: Mapping[tuple[str, ...], int]) -> frozenset[str]
                 words = [t for t in tokens(conjunct) if t not in STOPWORDS]
                 if words and words[-1].endswith("s") and not words[-1].endswith("ss"):
                     head = stem(words[-1])
-                    if head not in DEPARTMENT_NODES:
+                    if head not in DEPARTMENT_NODES and head not in _NOT_ITEMS:
                         heads.add(head)
     return frozenset(heads)
 

@@ -1,0 +1,67 @@
+"""A person's list shows the kind of item the catalog's categoriser reads in the request, even
+where another kind's category names repeat the shopper's word ("shoes": shoes, not shoe trees)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from shopcopilot.agent import FOR_PEOPLE, Agent
+from shopcopilot.index.text import ROOT_CATEGORY as TOP
+
+NAMES = ["Alder", "Birch", "Dune", "Ember", "Fjord", "Gale", "Heath", "Isle", "Jade", "Kelp"]
+TREES = [TOP, "Shoe, Jewelry & Watch Accessories", "Shoe Care & Accessories", "Shoe & Boot Trees"]
+
+
+def _catalog(record) -> list[dict]:
+    trees = [
+        record(f"TR{n}", f"Shoe Tree Shoe Stretcher Shoe Shaper for Shoes {name}", categories=TREES)
+        for n, name in enumerate(["Cedar", "Pine", "Oak"])
+    ]
+    sneakers = [
+        record(
+            f"SN{n}",
+            f"Women's Casual Sneakers Walking Shoes {name}",
+            categories=[TOP, "Women", "Shoes", "Fashion Sneakers"],
+        )
+        for n, name in enumerate(NAMES)
+    ]
+    boots = [
+        record(
+            f"BT{n}",
+            f"Men's Leather Ankle Boots Work Shoes {name}",
+            categories=[TOP, "Men", "Shoes", "Boots"],
+        )
+        for n, name in enumerate(NAMES)
+    ]
+    return trees + sneakers + boots
+
+
+@pytest.fixture(scope="module")
+def person(person_on, catalog_record) -> Agent:
+    return person_on(_catalog(catalog_record))
+
+
+def _first_ids(agent: Agent, message: str, count: int = 5) -> list[str]:
+    agent.reset("kind", {})
+    response = agent.respond("kind", message, 1)
+    return [r if isinstance(r, str) else r["parent_asin"] for r in response["recommendations"]][
+        :count
+    ]
+
+
+def test_a_plain_request_for_shoes_shows_shoes_first(person):
+    first = _first_ids(person, "I need a pair of shoes")
+    assert first and not any(pid.startswith("TR") for pid in first)
+
+
+def test_without_the_reading_the_words_favour_shoe_trees(person):
+    words_alone = person.with_settings(
+        replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, kind=0.0))
+    )
+    assert _first_ids(words_alone, "I need a pair of shoes", 1)[0].startswith("TR")
+
+
+def test_a_request_for_shoe_trees_still_shows_shoe_trees(person):
+    assert all(pid.startswith("TR") for pid in _first_ids(person, "cedar shoe trees", 3))
