@@ -256,3 +256,21 @@ def test_the_understanding_benchmark_reads_the_stored_node_first():
     nodes = NodeResolver([(TOP, "Women", "Shoes", "Boots"), (TOP, "Women", "Shoes", "Pumps")])
     assert item_node({"words": {"boot": 1.0}}, nodes) == "Boots"
     assert item_node({"words": {"boot": 1.0}, "node": "Rain Boots"}, nodes) == "Rain Boots"
+
+
+def test_a_shoppers_word_for_an_item_is_read_as_the_catalogs(lexicon):
+    # The titles say "sweater", never "jumper": the categoriser reads the catalog's word.
+    found = item(lexicon, "a warm jumper for winter")
+    assert found is not None and found["node"] == "Sweaters"
+
+
+def test_half_a_value_phrase_at_the_items_edge_is_not_the_item():
+    from shopcopilot.catalog.vocabulary import find_mentions
+    from shopcopilot.state.parse import _without_cut_values
+
+    text = "cotton nightgown short sleeve"
+    values = find_mentions(text)  # "short sleeve" is a style
+    assert _without_cut_values("cotton nightgown short", text, values) == "cotton nightgown"
+    text = "white v neck tees"
+    assert _without_cut_values("neck tees", text, find_mentions(text)) == "tees"
+    assert _without_cut_values("tees", text, find_mentions(text)) == "tees"

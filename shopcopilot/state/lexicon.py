@@ -36,6 +36,7 @@ MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 
 # "Birthstone Jewelry Gifts" files rings, not gifts: a gift is whatever the shopper names.
 _NOT_ITEMS = frozenset(stem(word) for word in CONVERSATION.words["not_items"])
+_ANY_WORD = re.compile(r"[A-Za-z]+")
 _BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
 # Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay
 # whole.
@@ -170,8 +171,23 @@ class Lexicon:
         if reading is None:
             if len(self._readings) >= READINGS_CACHE_SIZE:
                 self._readings.clear()
-            reading = self._readings[text] = self.categoriser.read(text)
+            reading = self._readings[text] = self.categoriser.read(self._in_catalog_words(text))
         return reading
+
+    def _in_catalog_words(self, text: str) -> str:
+        """The shopper's words for items put in the catalog's ("trainers" -> "sneaker"), which
+        its titles may rarely use."""
+        return _ANY_WORD.sub(lambda m: " ".join(self._catalog_word(m.group())), text)
+
+    def _catalog_word(self, word: str) -> tuple[str, ...]:
+        key = stem(word.lower())
+        if key not in SHOPPER_WORDS or {key, f"{key}s"} & self.category_idf.keys():
+            return (word,)  # the catalog's own word ("bikini": Bikinis)
+        return (
+            SHOPPER_WORDS[key]
+            if all(w in self.category_idf for w in SHOPPER_WORDS[key])
+            else (word,)
+        )
 
     def category_tokens(self, text: str) -> dict[str, float]:
         """Category-vocabulary words in `text` (plural-folded) with their weights."""

@@ -122,7 +122,24 @@ def parse_message(
     _read_audience(text, obs)
     _read_item_by_head(text, lexicon, first_turn, last_question, current_item, obs)
     obs.category_text = _without_sizes(obs.category_text, obs.values)
+    obs.category_text = _without_cut_values(obs.category_text, text, obs.values)
     return obs
+
+
+def _without_cut_values(item: str, text: str, values: list[Mention]) -> str:
+    """The item's words without the half of a value phrase its edge cut ("nightgown short" of
+    "nightgown short sleeve", "neck tees" of "v neck tees"): half a phrase names another item."""
+    at = text.find(item) if item else -1
+    if at < 0:
+        return item
+    start, end = at, at + len(item)
+    for value in values:
+        if value.start < start < value.end <= end:
+            start = value.end
+        elif start <= value.start < end < value.end:
+            end = value.start
+    rest = text[start:end].strip(" ,")
+    return rest if any(c.isalpha() for c in rest) else item
 
 
 def _without_sizes(item: str, values: list[Mention]) -> str:
