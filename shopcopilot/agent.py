@@ -55,7 +55,7 @@ class AgentSettings:
 KIND_SURE = 0.8
 KIND_BONUS = 3.0
 FOR_PEOPLE = AgentSettings(
-    retrieval=RetrievalSettings(dense_window=50),
+    retrieval=RetrievalSettings(dense_window=50, goal_band=True),
     ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS),
     dialogue=DialogueSettings(narrow=False),
 )

@@ -129,3 +129,18 @@ def test_the_budget_is_relaxed_when_nothing_of_the_kind_fits_it(person, say):
     assert all(i.startswith("W") for i in ids)
     assert response["message"].startswith("Nothing I found is under $20, so I relaxed that.")
     assert "not under $20 (nothing found is)" in response["recommendations"][0]["reason"]
+
+
+def test_a_price_said_as_a_goal_holds_as_a_band_around_it(person, say):
+    # Women's road shoes cost $30, $42 and $50: "around $45" means about $33 to $61.
+    said = "women's road running shoes around $45"
+    loose = person.with_settings(
+        replace(
+            FOR_PEOPLE,
+            ranking=replace(FOR_PEOPLE.ranking, hold_hard=False),
+            retrieval=replace(FOR_PEOPLE.retrieval, goal_band=False),
+        )
+    )
+    assert "WR0" in _ids(say(loose, said))  # the $30 one, shown without the band
+    ids = _ids(say(person, said))
+    assert {"WR1", "WR2"} <= set(ids) and "WR0" not in ids

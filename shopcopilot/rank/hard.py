@@ -7,8 +7,8 @@ in turn: it is kept while some candidate of the wanted kind still meets it toget
 ones kept before it; one that none meets is relaxed, and the reply and the cards say so.
 The wanted kind is the leaf categories of the candidates best matching the item, so a
 requirement never turns a named item into another ("women's trail shoes": none here, so
-men's trail shoes, not women's road shoes). Unknown is never a violation: a product listing
-no colours may well be red.
+men's trail shoes, not women's road shoes). Unknown is never a violation (a product listing
+no colours may well be red), except an unknown price: a budget is met by a price shown.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..state.budget import around
 from ..state.model import Constraint, ShoppingState
 from ..terms import Attribute, Level
 from .evidence import Batch, accepted_departments, brands_of, rejection_check, value_words
@@ -53,7 +54,9 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
         wanted = [c.value for c in values if c.data.get("facet") == facet]
         if wanted:
             out.append(_values(facet, tuple(dict.fromkeys(wanted))))
-    out += [_budget(c) for c in values if c.attribute == Attribute.BUDGET and _limits(c)]
+    # A price said as a goal ("around $100") holds too, as a band around it.
+    budgets = [c for c in state.active() if c.level in (Level.HARD, Level.GOAL)]
+    out += [_budget(c) for c in budgets if c.attribute == Attribute.BUDGET and _limits(c)]
     return out
 
 
@@ -138,20 +141,25 @@ def _rejection(facet: str, value: str) -> Requirement:
 
 def _limits(constraint: Constraint) -> tuple[float | None, float | None] | None:
     low, high = constraint.data.get("min"), constraint.data.get("max")
-    return (low, high) if low is not None or high is not None else None
+    if low is None and high is None:
+        return around(constraint.data.get("target"))
+    return low, high
 
 
 def _budget(constraint: Constraint) -> Requirement:
     low, high = _limits(constraint) or (None, None)
-    if low is not None and high is not None:
+    if (target := constraint.data.get("target")) is not None and constraint.data.get("max") is None:
+        label = f"around ${target:g}"
+    elif low is not None and high is not None:
         label = f"between ${low:g} and ${high:g}"
     else:
         label = f"under ${high:g}" if high is not None else f"over ${low:g}"
 
     def violated(batch: Batch) -> np.ndarray:
         price = batch.features.price[batch.rows]
-        out = np.zeros(len(batch), dtype=bool)
-        with np.errstate(invalid="ignore"):  # an unknown price (NaN) is no violation
+        # An unknown price cannot be shown to meet a budget: held while priced ones do.
+        out = np.isnan(price)
+        with np.errstate(invalid="ignore"):
             if low is not None:
                 out |= price < low
             if high is not None:

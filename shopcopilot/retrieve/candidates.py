@@ -9,6 +9,7 @@ import numpy as np
 from ..index.features import FeatureStore
 from ..index.query import Filters, Occur, Query, RowHits, phrase, terms
 from ..index.text import tokens
+from ..state.budget import around
 from ..state.model import ShoppingState
 from ..terms import Attribute, Level
 from .facts import fact_rows
@@ -45,6 +46,9 @@ class RetrievalSettings:
     # count, not a share, so a smaller catalog is searched exactly as without it. None (the
     # default): every word is searched; the bound cost quality at a million (docs/benchmarks.md).
     max_postings: int | None = None
+    # A price said as a goal ("around $100") bounds the search to the band a shopper means by
+    # it (state/budget.py, AROUND), as a limit does. Off for the benchmark, on for people.
+    goal_band: bool = False
 
 
 @dataclass(slots=True)
@@ -89,9 +93,11 @@ def build_query(state: ShoppingState) -> Query:
     return Query(tuple(c for c in clauses if c.words))
 
 
-def budget_filters(state: ShoppingState) -> Filters | None:
+def budget_filters(state: ShoppingState, goal_band: bool = False) -> Filters | None:
     for constraint in state.active(Attribute.BUDGET):
         low, high = constraint.data.get("min"), constraint.data.get("max")
+        if goal_band and low is None and high is None:
+            low, high = around(constraint.data.get("target")) or (None, None)
         if low is not None or high is not None:
             # A little slack: shoppers round, and $40.99 on a "$40" budget is a near miss, not a no.
             return Filters(
@@ -113,7 +119,7 @@ def retrieve(
     out = Candidates(query_text=_describe(query), window=window)
     if not query.clauses:
         return out
-    filters = budget_filters(state)
+    filters = budget_filters(state, settings.goal_band)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
     searches = [(replace(query, max_postings=settings.max_postings), window)]
     # A named brand is a short list of its own: make sure it is among the candidates.

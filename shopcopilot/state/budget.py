@@ -306,6 +306,15 @@ class Numbers:
     sizes: tuple[Mention, ...] = ()
 
 
+# What a shopper means by "around $100": within this factor of it either way ($74 to $135).
+AROUND = 1.35
+
+
+def around(target: float | None) -> tuple[float, float] | None:
+    """The price band of a goal ("around $100"), None without one."""
+    return None if target is None else (target / AROUND, target * AROUND)
+
+
 def money_talk() -> frozenset[str]:
     """Every word that speaks of money: currencies, money words and the budget cues' words
     ("under", "less", "bucks")."""
