@@ -227,7 +227,7 @@ def test_cheaper_than_the_first_one_shows_cheaper_products_and_says_so(agent):
     assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
     shown = turn.response["recommendations"]
     assert shown and all(p <= price for p in _prices(agent, turn.response))
-    assert f"cheaper than the ${price:g} one you pointed at" in shown[0]["reason"]
+    assert f"cheaper than the ${price:g} one you liked" in shown[0]["reason"]
 
 
 def test_more_like_the_first_one_stays_near_it(agent):

@@ -300,16 +300,21 @@ def read_shown_talk(text: str) -> ShownTalk:
             talk.sentences.append((match.start(), match.end()))
             talk.questions.append(_is_question(match.group()))
     taken: set[int] = set()
+    inside_cues: set[int] = set()  # "it" of "is nearly it" is the cue's, not a pointer
     for first, past, kind in CUES.cues.find(words):
         if kind == "neutral":  # "never mind the budget", "no clue": about nothing shown
             taken |= set(range(first, past))
         elif kind != "reject" or _rejects(words, first, past):
             start, end = spans[first][1], spans[past - 1][2]
             talk.cues.append(Cue(kind, start, end, text[start:end]))
+            if past - first > 1:
+                inside_cues |= set(range(first, past))
     for pointer, used in _ordinals(text, spans, words):
         talk.pointers.append(pointer)
         taken |= used
     for first, past, label in CUES.pointers.find(words):
+        if label == "them" and past - first == 1 and first in inside_cues:
+            continue
         if not taken & set(range(first, past)):
             if label != "none":
                 talk.pointers.append(_pointer(label, text, spans, first, past))
@@ -542,6 +547,7 @@ class Critique:
     named: tuple[tuple[str, str], ...] = ()  # values the critique names ("not the yellow one")
     words: tuple[str, ...] = ()  # description words it names ("the santa one")
     pointed: bool = True  # said of products pointed at, not of the whole list by default
+    liked: bool = False  # said of a product the shopper also likes ("close but too expensive")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -569,15 +575,18 @@ def resolve(
     negated: Sequence[Mention] = (),
     budget_amounts: Iterable[float] = (),
     said: Sequence[Mention] = (),
+    recent: Sequence[Shown] = (),
 ) -> Reading:
     """`talk` against the products shown last: `mentions` are the values the message names
     (`negated` the ones it turns down of the products), `budget_amounts` the numbers it states
-    as a budget, `said` every value it names (default: `mentions` and `negated`)."""
+    as a budget, `said` every value it names (default: `mentions` and `negated`), `recent` the
+    products the shopper pointed at last, in an earlier message ("that brand" speaks of them;
+    one no longer in the list is at position 0)."""
     said = said or [*mentions, *negated]
     reading = Reading()
     if not shown or not talk and not negated and not mentions:
         return reading
-    references = _references(talk, shown, text, said, budget_amounts)
+    references = _references(talk, shown, text, said, budget_amounts, recent)
     references += _value_references(shown, negated, talk, references, rejected=True)
     references += _value_references(shown, mentions, talk, references, rejected=False)
     references.sort(key=lambda r: r.start)
@@ -592,6 +601,7 @@ def _references(
     text: str,
     mentions: Sequence[Mention],
     budget_amounts: Iterable[float],
+    recent: Sequence[Shown] = (),
 ) -> list[Reference]:
     count, out = len(shown), list[Reference]()
     for pointer in talk.pointers:
@@ -605,7 +615,8 @@ def _references(
             positions = tuple(range(1, count + 1))
         elif pointer.kind == "this":
             earlier = [r for r in out if r.end <= pointer.start]
-            positions = earlier[-1].positions if earlier else (1,)
+            facet = _attribute_named(pointer)
+            positions = earlier[-1].positions if earlier else _before(recent, facet)
         elif pointer.kind == "them":  # back to what was just named, else the whole list
             earlier = [r for r in out if r.end <= pointer.start]
             if earlier:
@@ -677,6 +688,23 @@ def _price_framed(text: str, start: int, end: int) -> bool:
     return bool(
         before and before[0][0] in _PRICE_BEFORE - {"for"} or after and after[0][0] in _PRICE_AFTER
     )
+
+
+def _attribute_named(pointer: Pointer) -> str | None:
+    """ "that brand", "this colour": the kind of value the pointer speaks of."""
+    last = pointer.text.lower().split()[-1]
+    facet = CUES.attribute_words.get(last)
+    return facet if facet in ("brand", "color", "material", "style") else None
+
+
+def _before(recent: Sequence[Shown], facet: str | None) -> tuple[int, ...]:
+    """What "that one" / "that brand" points at with nothing named before it in the message: the
+    product pointed at last when it is still in the list; for "that brand" also when it is not
+    (position 0); else the first one."""
+    listed = tuple(s.position for s in recent if s.position > 0)
+    if listed:
+        return listed
+    return (0,) if recent and facet else (1,)
 
 
 def _ordinal_positions(pointer: Pointer, count: int) -> tuple[int, ...]:
@@ -873,7 +901,19 @@ def _critiques(
         if cue.kind in LIST_WIDE:
             of = () if _sentence_of(talk, cue.start) in unknown else everything
             out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text, pointed=False))
+        elif cue.kind in ("shorter", "longer") and not references:
+            # "not capri, full length pls": said of the products of that length, else of all
+            of = _of_length(cue, shown) or everything
+            out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text, pointed=False))
     return _merged(out)
+
+
+def _of_length(cue: Cue, shown: Sequence[Shown]) -> tuple[int, ...]:
+    """The shown products a length cue names by its length word ("not capri": the cropped ones)."""
+    said = [w for w in tokens(cue.text) if w in CUES.length_words]
+    styles = {style for w in said for style in CUES.length_styles.get(w, ())}
+    stems = {stem(w) for w in said}
+    return tuple(s.position for s in shown if styles & set(s.styles) or stems & s.words)
 
 
 _DESCRIBING = frozenset({"description", "price", "value"})
@@ -882,8 +922,12 @@ _DESCRIBING = frozenset({"description", "price", "value"})
 def _target(talk: ShownTalk, references: list[Reference], cue: Cue) -> int | None:
     """The reference a cue speaks of: the nearest one before it in its sentence, else after it
     in its sentence, else the last one said before it."""
-    within = [i for i, r in enumerate(references) if r.start <= cue.start < r.end]
-    if within:  # "none of these" is both the products and what is said of them
+    within = [
+        i
+        for i, r in enumerate(references)
+        if r.start <= cue.start < r.end or cue.start < r.start < cue.end
+    ]
+    if within:  # "none of these" is both the products and what is said of them; "more like them"
         return within[0]
     sentence = _sentence_of(talk, cue.start)
     before = [i for i, r in enumerate(references) if r.end <= cue.start]
@@ -923,9 +967,29 @@ def _kinds(talk: ShownTalk, reference: Reference, cues: list[Cue]) -> list[Criti
                 kind, positions, cue.start, cue.end, cue.text, reference.named, reference.words
             )
         )
+    liked = _liked(talk, reference, cues)
+    if liked and not question and not {c.kind for c in made} & {"more_like", "none_of_these"}:
+        if any(c.kind in CHANGES for c in made):
+            # "#2 is close but too expensive", "the second one but cheaper": liked, with a change
+            made.insert(0, Critique("more_like", positions, liked.start, liked.end, liked.text))
     if made or question or reference.kind in ("all", "them"):
         return made  # "do any of these come in gold?", "make it 8.5": no pick
     return [Critique("pick", positions, reference.start, reference.end, reference.text)]
+
+
+# What a shopper may want changed of a product they like.
+CHANGES = frozenset(KINDS) - {"pick", "more_like", "none_of_these"}
+
+
+def _liked(talk: ShownTalk, reference: Reference, cues: list[Cue]) -> Cue | None:
+    """The cue that says the shopper likes the product: a positive word ("is nearly it", "I like
+    #2"), or a "but" right after the pointer ("the second one but cheaper")."""
+    for cue in cues:
+        if cue.kind == "positive":
+            return cue
+        if cue.kind == "contrast" and not words_with_spans(talk.text[reference.end : cue.start]):
+            return cue
+    return None
 
 
 def _rejection_kind(talk: ShownTalk, reference: Reference) -> str:
