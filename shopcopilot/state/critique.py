@@ -863,6 +863,17 @@ def _negates_a_value(
     return close and not pointed
 
 
+def _before_a_rejected_value(talk: ShownTalk, cue: Cue, references: list[Reference]) -> bool:
+    """Is the cue right before a value it turns down ("rather not get Nike")?"""
+    return any(
+        r.kind == "value"
+        and r.negated
+        and r.start >= cue.end
+        and len(words_with_spans(talk.text[cue.end : r.start])) <= 1
+        for r in references
+    )
+
+
 def _critiques(
     talk: ShownTalk,
     shown: Sequence[Shown],
@@ -879,14 +890,26 @@ def _critiques(
             continue  # "the cheaper one" describes, it does not critique
         if cue.kind == "reject" and _negates_a_value(talk, cue, mentions, references):
             continue  # "..., not white": about a colour, not about the products named before
+        if cue.kind == "reject" and _before_a_rejected_value(talk, cue, references):
+            continue  # "#1 looks right, just not Nike": the turned-down brand says it all
         target = _target(talk, references, cue)
         if target is None:
             loose.append(cue)
         else:
             attached[target].append(cue)
     out: list[Critique] = []
+    liked: set[int] = set()
     for i, reference in enumerate(references):
         out += _kinds(talk, reference, attached[i])
+        if _liked(talk, reference, attached[i]):
+            liked |= set(reference.positions)
+    # "#1 looks right, just not Nike": liked, and the change said of it through its brand
+    changed = {p for c in out if c.kind in CHANGES for p in c.positions}
+    out = [
+        replace(c, kind="more_like") if c.kind == "pick" and set(c.positions) <= liked & changed
+        else c
+        for c in out
+    ]
     everything = tuple(s.position for s in shown)
     # "the ck one is too pricey" with no shown product called ck: said of one we cannot tell,
     # so not of the whole list either (the critique is kept, it changes nothing).
@@ -903,14 +926,14 @@ def _critiques(
             out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text, pointed=False))
         elif cue.kind in ("shorter", "longer") and not references:
             # "not capri, full length pls": said of the products of that length, else of all
-            of = _of_length(cue, shown) or everything
+            of = _of_length([c for c in loose if c.kind == cue.kind], shown) or everything
             out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text, pointed=False))
     return _merged(out)
 
 
-def _of_length(cue: Cue, shown: Sequence[Shown]) -> tuple[int, ...]:
-    """The shown products a length cue names by its length word ("not capri": the cropped ones)."""
-    said = [w for w in tokens(cue.text) if w in CUES.length_words]
+def _of_length(cues: list[Cue], shown: Sequence[Shown]) -> tuple[int, ...]:
+    """The shown products length cues name by a length word ("not capri": the cropped ones)."""
+    said = [w for cue in cues for w in tokens(cue.text) if w in CUES.length_words]
     styles = {style for w in said for style in CUES.length_styles.get(w, ())}
     stems = {stem(w) for w in said}
     return tuple(s.position for s in shown if styles & set(s.styles) or stems & s.words)
@@ -969,7 +992,8 @@ def _kinds(talk: ShownTalk, reference: Reference, cues: list[Cue]) -> list[Criti
         )
     liked = _liked(talk, reference, cues)
     if liked and not question and not {c.kind for c in made} & {"more_like", "none_of_these"}:
-        if any(c.kind in CHANGES for c in made):
+        sentence = _sentence_of(talk, liked.start)
+        if any(c.kind in CHANGES and _sentence_of(talk, c.start) == sentence for c in made):
             # "#2 is close but too expensive", "the second one but cheaper": liked, with a change
             made.insert(0, Critique("more_like", positions, liked.start, liked.end, liked.text))
     if made or question or reference.kind in ("all", "them"):

@@ -546,7 +546,9 @@ def _after_rejection(piece: str) -> list[str]:
     its own ("none of these, I need sandals", "these aren't it, I'm after rompers")."""
     turned_down = _REJECT_SHOWN.search(piece)
     comma = piece.find(",", turned_down.end()) if turned_down else -1
-    return [piece[:comma], piece[comma + 1 :]] if comma >= 0 else [piece]
+    if comma < 0 or not _SEEKING.match(piece[comma + 1 :].strip()):
+        return [piece]
+    return [piece[:comma], piece[comma + 1 :]]
 
 
 def _fragment(piece: str, listed: bool = False) -> str:

@@ -72,6 +72,9 @@ def update(
     level = _level(new, obs)
     if obs.budget and _names_a_price(obs, shown):
         obs.budget = None  # "too pricey at $26.99" names the product's price; it is no budget
+    recent = _placed(recent, shown)
+    reading = read_critiques(new, obs, shown, recent) if shown else ShownReading()
+    obs.values = [m for m in obs.values if not _points_only(m, reading, obs.text)]
     _update_intent(new, obs, diff)
     category_changed = _apply_category(new, obs, lexicon, level, diff)
     if category_changed and new.history and not obs.category_narrows:
@@ -89,7 +92,7 @@ def update(
     _apply_negations(new, obs, diff)
     _apply_budget(new, obs, diff)
     _apply_no_preference(new, obs, diff)
-    _apply_critiques(new, obs, shown, diff, recent)
+    _apply_critiques(new, obs, shown, diff, reading, recent)
     if obs.override and not replaced_facets and not category_changed:
         _archive_volunteered_fragments(new, diff)
     for text in obs.fragments:
@@ -331,14 +334,14 @@ def _apply_critiques(
     obs: Observation,
     shown: Sequence[Shown],
     diff: StateDiff,
+    reading: ShownReading,
     recent: Sequence[Shown] = (),
 ) -> None:
     """References and critiques of the products shown last, turned into state: a budget
-    relative to a product's price, rejections of its values, a soft anchor, no repeats."""
+    relative to a product's price, rejections of its values, a soft anchor, no repeats.
+    `recent`: the products spoken of before, placed in the list (`_placed`)."""
     if not shown:
         return
-    recent = _placed(recent, shown)
-    reading = read_critiques(state, obs, shown, recent)
     known = {(c.kind, c.positions) for c in reading.critiques}
     reading.critiques += [c for c in obs.added_critiques if (c.kind, c.positions) not in known]
     # Position 0 is a product pointed at earlier and no longer listed: no position to report.
@@ -370,6 +373,17 @@ def _apply_critiques(
     if reading.references or reading.critiques:
         # "the second one is close but too expensive" is said of products, not words to search
         obs.fragments = [f for f in obs.fragments if not _about_shown(f, obs, reading)]
+
+
+def _points_only(mention: Mention, reading: ShownReading, text: str) -> bool:
+    """Is the value said only to point at a shown product ("the black one", "the nike ones"),
+    not asked for ("the espofy one in brown")?"""
+    return any(
+        r.kind == "description"
+        and r.start <= mention.start < r.end
+        and r.text.lower().rstrip("'s").split()[-1] in CUES.referents
+        for r in reading.references
+    )
 
 
 def _placed(recent: Sequence[Shown], shown: Sequence[Shown]) -> list[Shown]:
