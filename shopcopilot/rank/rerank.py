@@ -443,9 +443,9 @@ def _anchor_answer(
     shares with it."""
     if not anchor:
         return []
-    parts = (("leaf", "same category"), ("shared", "shared details"))
+    parts: list[tuple[str, str]] = [("leaf", "same category"), ("shared", "shared details")]
     if not priced:
-        parts += (("price", "similar price"),)
+        parts.append(("price", "similar price"))
     alike = [words for part, words in parts if anchor[part][i] >= 0.5]
     if not alike:
         return []

@@ -906,7 +906,8 @@ def _critiques(
     # "#1 looks right, just not Nike": liked, and the change said of it through its brand
     changed = {p for c in out if c.kind in CHANGES for p in c.positions}
     out = [
-        replace(c, kind="more_like") if c.kind == "pick" and set(c.positions) <= liked & changed
+        replace(c, kind="more_like")
+        if c.kind == "pick" and set(c.positions) <= liked & changed
         else c
         for c in out
     ]

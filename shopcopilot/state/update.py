@@ -397,6 +397,8 @@ def _names_a_price(obs: Observation, shown: Sequence[Shown]) -> bool:
     pricey at $26.99", "the keyocean one thats 29"), not a budget ("under 30")?"""
     said = {amount for amount, _, _ in obs.shown_talk.numbers}
     budget = obs.budget
+    if budget is None:
+        return False
     amounts = [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
     prices = [s.price for s in shown if s.price is not None]
     return bool(amounts) and all(
@@ -483,7 +485,8 @@ def _price_budget(
         and (old.data[other] < price if cheaper else old.data[other] > price)
     ]
     _drop_budgets(state, diff)
-    low, high = (kept[-1] if kept else None, price) if cheaper else (price, kept[-1] if kept else None)
+    floor = kept[-1] if kept else None  # the range's other end
+    low, high = (floor, price) if cheaper else (price, floor)
     constraint = Constraint(
         attribute=Attribute.BUDGET,
         value=_describe_range(low, high),
