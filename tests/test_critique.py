@@ -444,3 +444,21 @@ def test_a_length_cue_with_no_pointer_is_said_of_the_products_of_that_length():
     ]
     reading = read("not capri, full length pls", shown)
     assert [(c.kind, c.positions) for c in reading.critiques] == [("longer", (2,))]
+
+
+def test_a_number_mark_opening_a_sentence_points(lexicon):
+    text = "Around the 55 dollar mark. Number 3 is close, but not that brand."
+    reading = read(text)
+    assert {(c.kind, c.positions) for c in reading.critiques} == {
+        ("more_like", (3,)),
+        ("not_brand", (3,)),
+    }
+    assert [(c.kind, c.positions) for c in read("No. 2 is fine").critiques] == [("pick", (2,))]
+
+
+def test_a_store_name_before_a_full_stop_is_read(lexicon):
+    found = lexicon.mentions("This one looks right, just not Nike.")
+    assert [(m.facet.value, m.value, m.text) for m in found] == [("brand", "Nike", "Nike")]
+    state, _ = played(lexicon, "I need a wallet", "This one looks right, just not Nike.")
+    assert ("brand", "nike") in {(r.attribute, r.value) for r in state.rejected}
+    assert {c.kind for c in state.critiques} == {"more_like", "not_brand"}

@@ -370,10 +370,16 @@ def _ordinals(
     text: str, spans: list[tuple[str, int, int]], words: list[str]
 ) -> Iterable[tuple[Pointer, set[int]]]:
     """ "the second one", "2nd", "#3", "no. 2", "the last two", "first one"."""
+    # Words that open a sentence ("Around 55. Number 4 is close"): a mark needs no lead-in there.
+    opening = {0} | {
+        i
+        for i in range(1, len(spans))
+        if re.search(r"[.!?;\n]", text[spans[i - 1][2] : spans[i][1]])
+    }
     for i, word in enumerate(words):
         number = None
         if word in CUES.number_marks and i + 1 < len(words) and words[i + 1].isdigit():
-            if word != "#" and not (i == 0 or words[i - 1] in _MARK_LEADS):
+            if word != "#" and not (i in opening or words[i - 1] in _MARK_LEADS):
                 continue  # "no 2 alike", "item 3 of the list" need a lead-in; "#3" does not
             number, first, past = int(words[i + 1]), i, i + 2
         elif word in CUES.ordinals and _points(words, i):
@@ -885,6 +891,7 @@ def _critiques(
     loose: list[Cue] = []
     described = [(p.start, p.end) for p in talk.pointers if p.kind == "description"]
     described += [(r.start, r.end) for r in references if r.kind in _DESCRIBING]
+    described += [(r.start, r.end) for r in references if r.kind == "ordinal"]  # "No. 2"
     for cue in talk.cues:
         if any(start <= cue.start < end for start, end in described):
             continue  # "the cheaper one" describes, it does not critique
