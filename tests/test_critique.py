@@ -462,3 +462,16 @@ def test_a_store_name_before_a_full_stop_is_read(lexicon):
     state, _ = played(lexicon, "I need a wallet", "This one looks right, just not Nike.")
     assert ("brand", "nike") in {(r.attribute, r.value) for r in state.rejected}
     assert {c.kind for c in state.critiques} == {"more_like", "not_brand"}
+
+
+def test_close_but_too_expensive_shows_cheaper_ones_like_it_and_says_so(agent):
+    agent.reset("close", {})
+    first = agent.respond_traced("close", "I'm looking for a jacket", 1).response
+    price = _prices(agent, first)[0]
+    turn = agent.respond_traced("close", "the first one is close but too expensive", 2)
+    assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
+    shown = turn.response["recommendations"]
+    assert shown and all(p <= price for p in _prices(agent, turn.response))
+    reason = shown[0]["reason"]
+    assert f"cheaper than the ${price:g} one you liked" in reason
+    assert "similar price" not in reason  # it is cheaper, not the same price
