@@ -98,9 +98,7 @@ class Lexicon:
         ideas")."""
         matches = list(_BRAND_WORD.finditer(text.lower()))
         words = [m.group() for m in matches]
-        starts = [
-            i for i, word in enumerate(words) if _first_words(word) & self._brand_first_words
-        ]
+        starts = [i for i, word in enumerate(words) if _first_words(word) & self._brand_first_words]
         if not starts:
             return []  # most words start no store name
         hits, free = [], 0
