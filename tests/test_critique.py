@@ -475,3 +475,8 @@ def test_close_but_too_expensive_shows_cheaper_ones_like_it_and_says_so(agent):
     reason = shown[0]["reason"]
     assert f"cheaper than the ${price:g} one you liked" in reason
     assert "similar price" not in reason  # it is cheaper, not the same price
+
+
+def test_an_amount_said_as_a_budget_stays_one_even_at_a_shown_price(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "somewhere near $54.")
+    assert [c.data["target"] for c in state.active("budget")] == [54.0]

@@ -688,6 +688,14 @@ def _narrowed(references: list[Reference], text: str) -> list[Reference]:
     return out
 
 
+def said_as_a_price(talk: ShownTalk, amount: float) -> bool:
+    """Does the message say the amount as a product's price ("too pricey at $26.99", "the
+    keyocean one thats 29", "150 is steep"), not as a budget ("somewhere near $25")?"""
+    return any(
+        said == amount and _price_framed(talk.text, start, end) for said, start, end in talk.numbers
+    )
+
+
 def _price_framed(text: str, start: int, end: int) -> bool:
     before = words_with_spans(text[:start])[-1:]
     after = words_with_spans(text[end:])[:1]

@@ -12,7 +12,7 @@ from ..index.categoriser import Reading
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
-from .critique import CUES, Critique, Shown, resolve
+from .critique import CUES, Critique, Shown, resolve, said_as_a_price
 from .critique import Reading as ShownReading
 from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
@@ -394,15 +394,15 @@ def _placed(recent: Sequence[Shown], shown: Sequence[Shown]) -> list[Shown]:
 
 def _names_a_price(obs: Observation, shown: Sequence[Shown]) -> bool:
     """Is every amount of the message's budget a shown product's price said as one ("just too
-    pricey at $26.99", "the keyocean one thats 29"), not a budget ("under 30")?"""
-    said = {amount for amount, _, _ in obs.shown_talk.numbers}
+    pricey at $26.99", "the keyocean one thats 29"), not a budget ("under 30", "near $25")?"""
     budget = obs.budget
-    if budget is None:
+    if budget is None or not obs.shown_talk:
         return False
     amounts = [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
     prices = [s.price for s in shown if s.price is not None]
     return bool(amounts) and all(
-        a in said and any(abs(a - p) <= max(1.0, 0.02 * p) for p in prices) for a in amounts
+        said_as_a_price(obs.shown_talk, a) and any(abs(a - p) <= max(1.0, 0.02 * p) for p in prices)
+        for a in amounts
     )
 
 
