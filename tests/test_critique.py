@@ -480,3 +480,16 @@ def test_close_but_too_expensive_shows_cheaper_ones_like_it_and_says_so(agent):
 def test_an_amount_said_as_a_budget_stays_one_even_at_a_shown_price(lexicon):
     state, _ = played(lexicon, "I need a wallet", "somewhere near $54.")
     assert [c.data["target"] for c in state.active("budget")] == [54.0]
+
+
+def test_a_kind_of_product_turned_down_points_at_the_shown_ones_of_that_kind(lexicon):
+    shown = [
+        Shown(1, "F1", 20.0, words=frozenset({"flip", "flop"}), leaf="Flip-Flops"),
+        Shown(2, "S2", 30.0, words=frozenset({"sandal"}), leaf="Sandals"),
+    ]
+    state, _ = update(ShoppingState(), "summer sandals", lexicon, 1)
+    state, diff = update(state, "no flip flops. more like #2", lexicon, 2, shown)
+    assert {(c["kind"], tuple(c["positions"])) for c in diff.critiques} == {
+        ("not_style", (1,)),
+        ("more_like", (2,)),
+    }

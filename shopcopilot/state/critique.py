@@ -582,19 +582,22 @@ def resolve(
     budget_amounts: Iterable[float] = (),
     said: Sequence[Mention] = (),
     recent: Sequence[Shown] = (),
+    negated_words: Sequence[str] = (),
 ) -> Reading:
     """`talk` against the products shown last: `mentions` are the values the message names
     (`negated` the ones it turns down of the products), `budget_amounts` the numbers it states
     as a budget, `said` every value it names (default: `mentions` and `negated`), `recent` the
     products the shopper pointed at last, in an earlier message ("that brand" speaks of them;
-    one no longer in the list is at position 0)."""
+    one no longer in the list is at position 0), `negated_words` the words it turns down that no
+    vocabulary table lists ("no flip flops": "flops")."""
     said = said or [*mentions, *negated]
     reading = Reading()
-    if not shown or not talk and not negated and not mentions:
+    if not shown or not talk and not negated and not mentions and not negated_words:
         return reading
     references = _references(talk, shown, text, said, budget_amounts, recent)
     references += _value_references(shown, negated, talk, references, rejected=True)
     references += _value_references(shown, mentions, talk, references, rejected=False)
+    references += _word_references(shown, negated_words, text, references)
     references.sort(key=lambda r: r.start)
     reading.references = references
     reading.critiques = _critiques(talk, shown, references, said)
@@ -818,6 +821,22 @@ def _value_references(
                     negated=turned_down,
                 )
             )
+    return out
+
+
+def _word_references(
+    shown: Sequence[Shown], negated_words: Sequence[str], text: str, found: list[Reference]
+) -> list[Reference]:
+    """A kind of product turned down that some shown products are ("no flip flops. more like #2"):
+    those products, turned down."""
+    out = []
+    for word in negated_words:
+        at = re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE)
+        if at is None or any(r.start <= at.start() < r.end for r in found):
+            continue
+        have = tuple(s.position for s in shown if stem(word) in s.words)
+        if have:
+            out.append(Reference(have, "value", at.start(), at.end(), at.group(), negated=True))
     return out
 
 

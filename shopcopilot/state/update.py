@@ -423,7 +423,17 @@ def read_critiques(
     }
     negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
     said = [*obs.values, *obs.negated]
-    return resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated, said, recent)
+    return resolve(
+        obs.shown_talk,
+        shown,
+        obs.text,
+        obs.values,
+        negated,
+        stated,
+        said,
+        recent,
+        obs.negated_words,
+    )
 
 
 def _about_shown(fragment: str, obs: Observation, reading) -> bool:
