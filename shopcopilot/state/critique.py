@@ -715,13 +715,12 @@ def _attribute_named(pointer: Pointer) -> str | None:
 
 
 def _before(recent: Sequence[Shown], facet: str | None) -> tuple[int, ...]:
-    """What "that one" / "that brand" points at with nothing named before it in the message: the
-    product pointed at last when it is still in the list; for "that brand" also when it is not
-    (position 0); else the first one."""
-    listed = tuple(s.position for s in recent if s.position > 0)
-    if listed:
-        return listed
-    return (0,) if recent and facet else (1,)
+    """What "that one" / "that brand" points at with nothing named before it in the message:
+    "that brand" the product spoken of last (position 0 when it is no longer listed), "that
+    one" the first one."""
+    if not facet or not recent:
+        return (1,)
+    return tuple(s.position for s in recent if s.position > 0) or (0,)
 
 
 def _ordinal_positions(pointer: Pointer, count: int) -> tuple[int, ...]:

@@ -200,7 +200,7 @@ class ShoppingState:
         for record in reversed(self.critiques):
             if record.epoch != self.epoch or record.kind == "none_of_these":
                 return []
-            if record.products:
+            if record.products and record.kind != "not_style":  # not one turned down
                 return list(record.products) if len(record.products) <= 2 else []
         return []
 
