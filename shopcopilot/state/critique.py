@@ -597,7 +597,8 @@ def resolve(
     references = _references(talk, shown, text, said, budget_amounts, recent)
     references += _value_references(shown, negated, talk, references, rejected=True)
     references += _value_references(shown, mentions, talk, references, rejected=False)
-    references += _word_references(shown, negated_words, text, references)
+    if talk.pointers:  # said beside a pointer; alone "no sneakers" is a change of mind
+        references += _word_references(shown, negated_words, text, references)
     references.sort(key=lambda r: r.start)
     reading.references = references
     reading.critiques = _critiques(talk, shown, references, said)
