@@ -493,3 +493,10 @@ def test_a_kind_of_product_turned_down_points_at_the_shown_ones_of_that_kind(lex
         ("not_style", (1,)),
         ("more_like", (2,)),
     }
+
+
+def test_a_kind_turned_down_alone_is_a_change_of_mind_not_a_critique(lexicon):
+    shown = [Shown(1, "F1", 20.0, words=frozenset({"flip", "flop"}), leaf="Flip-Flops")]
+    state, _ = update(ShoppingState(), "summer sandals", lexicon, 1)
+    state, diff = update(state, "no flip flops", lexicon, 2, shown)
+    assert diff.critiques == []
