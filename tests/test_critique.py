@@ -500,3 +500,12 @@ def test_a_kind_turned_down_alone_is_a_change_of_mind_not_a_critique(lexicon):
     state, _ = update(ShoppingState(), "summer sandals", lexicon, 1)
     state, diff = update(state, "no flip flops", lexicon, 2, shown)
     assert diff.critiques == []
+
+
+def test_the_price_of_the_product_pointed_at_is_no_second_pointer():
+    shown = [*WALLETS[:2], Shown(3, "W4", 54.0, "Cherokee", words=frozenset({"wallet"}))]
+    reading = read("the first one is nearly it, just too pricey at $54", shown)
+    assert {(c.kind, c.positions) for c in reading.critiques} == {
+        ("more_like", (1,)),
+        ("cheaper", (1,)),
+    }

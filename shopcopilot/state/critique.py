@@ -688,6 +688,13 @@ def _narrowed(references: list[Reference], text: str) -> list[Reference]:
         ):
             out[-1] = replace(previous, positions=reference.positions, end=reference.end)
             continue
+        if (
+            reference.kind == "price"
+            and previous is not None
+            and set(previous.positions) <= set(reference.positions)
+            and not re.search(r"[.!?;]", text[previous.end : reference.start])
+        ):
+            continue  # "the first one is nearly it, just too pricey at $20.99": its own price
         out.append(reference)
     return out
 

@@ -369,7 +369,8 @@ def _apply_critiques(
             anchor=anchor,
         )
         state.critiques.append(record)
-        diff.critiques.append({**critique.to_dict(), "effect": effect})
+        listed = [p for p in critique.positions if p]  # 0: pointed at before, no longer listed
+        diff.critiques.append({**critique.to_dict(), "positions": listed, "effect": effect})
     if reading.references or reading.critiques:
         # "the second one is close but too expensive" is said of products, not words to search
         obs.fragments = [f for f in obs.fragments if not _about_shown(f, obs, reading)]
