@@ -509,3 +509,10 @@ def test_the_price_of_the_product_pointed_at_is_no_second_pointer():
         ("more_like", (1,)),
         ("cheaper", (1,)),
     }
+
+
+def test_the_last_one_but_longer_turns_short_lengths_down_and_stays_near_it(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "the last one but longer")
+    assert ("length", "short") in {(r.attribute, r.value) for r in state.rejected}
+    anchor = state.anchor()
+    assert anchor is not None and anchor.products == ["W3"]
