@@ -171,7 +171,8 @@ class Agent:
     def _state(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, top_k: int):
         with tracer.stage("state", message=message, last_question=state.last_question()) as event:
             shown = self._shown_facts(state.last_shown)
-            state, diff = update(state, message, self.lexicon, turn, shown, self.resolver)
+            recent = self._shown_facts(state.pointed_at())
+            state, diff = update(state, message, self.lexicon, turn, shown, self.resolver, recent)
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
             event.summary = _summarise_diff(diff)
             if diff.resolver:

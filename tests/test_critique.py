@@ -227,7 +227,7 @@ def test_cheaper_than_the_first_one_shows_cheaper_products_and_says_so(agent):
     assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
     shown = turn.response["recommendations"]
     assert shown and all(p <= price for p in _prices(agent, turn.response))
-    assert f"cheaper than the ${price:g} one you pointed at" in shown[0]["reason"]
+    assert f"cheaper than the ${price:g} one you liked" in shown[0]["reason"]
 
 
 def test_more_like_the_first_one_stays_near_it(agent):
@@ -283,3 +283,236 @@ def test_more_ways_to_pick_a_shown_product(text):
     reading = read(text)
     assert kinds(reading) == {"pick"}
     assert {p for r in reading.references for p in r.positions} == {2}
+
+
+# -- session 9: readings shoppers use that were misread ------------------------------------------
+
+
+def replayed(lexicon, *turns):
+    """(message, shown list) per turn, the products spoken of last handed over as the agent
+    does (`ShoppingState.pointed_at`)."""
+    state, diffs = ShoppingState(), []
+    facts = {s.parent_asin: s for s in [*WALLETS, *OTHER_WALLETS]}
+    for turn, (message, shown) in enumerate(turns, start=1):
+        recent = [facts[i] for i in state.pointed_at()]
+        state, diff = update(state, message, lexicon, turn, shown, recent=recent)
+        diffs.append(diff)
+    return state, diffs
+
+
+# A second list, shown after the first: none of the first list's wallets is in it.
+OTHER_WALLETS = [
+    Shown(1, "V1", 25.0, "Cherokee", ("blue",), ("nylon",), (), "Wallets", frozenset({"zip"})),
+    Shown(2, "V2", 12.0, "Nike", ("black",), ("canvas",), (), "Wallets", frozenset({"card"})),
+]
+
+
+@pytest.mark.parametrize(
+    "text,position,change",
+    [
+        ("the second one is close but too expensive", 2, "cheaper"),
+        ("the nike one is close but pricey", 1, "cheaper"),
+        ("the first one is nearly it, just too pricey", 1, "cheaper"),
+        ("the second one but cheaper", 2, "cheaper"),
+        ("the last one but longer", 3, "longer"),
+        ("#2 looks right but it looks a bit cheap", 2, "pricier"),
+    ],
+)
+def test_liking_a_product_with_a_change_is_more_like_it_and_the_change(text, position, change):
+    reading = read(text)
+    assert {(c.kind, c.positions) for c in reading.critiques} == {
+        ("more_like", (position,)),
+        (change, (position,)),
+    }
+
+
+def test_close_but_too_expensive_anchors_on_it_and_caps_the_budget_below_its_price(lexicon):
+    state, diffs = played(lexicon, "I need a wallet", "the first one is close but too expensive")
+    anchor = state.anchor()
+    assert anchor is not None and anchor.products == ["W1"]
+    budget = state.active("budget")
+    assert [(c.data["min"], c.data["max"]) for c in budget] == [(None, 54.0)]
+    assert budget[0].data["critique"]["liked"] is True
+    assert {c["kind"] for c in diffs[-1].critiques} == {"more_like", "cheaper"}
+
+
+def test_the_card_says_cheaper_than_the_one_you_liked() -> None:
+    from shopcopilot.rank.rerank import _anchor_answer, _price_answer
+
+    liked = {"kind": "cheaper", "price": 54.0, "positions": [2], "liked": True}
+    assert _price_answer(29.99, liked) == "$29.99, cheaper than the $54 one you liked"
+    merely = {**liked, "liked": False}
+    assert _price_answer(29.99, merely) == "$29.99, cheaper than the $54 one you pointed at"
+    import numpy as np
+
+    from shopcopilot.rank.rerank import Critiques
+
+    near = {part: np.array([1.0]) for part in ("leaf", "shared", "price")}
+    critique = Critiques(anchor={"position": 2})
+    # after the price answer, what else the card shares with it; "similar price" would contradict
+    assert _anchor_answer(critique, near, 0, priced=True) == [
+        "otherwise like it: same category, shared details"
+    ]
+    assert _anchor_answer(critique, near, 0) == [
+        "like the second one you pointed at: same category, shared details, similar price"
+    ]
+
+
+def test_a_cheaper_critique_keeps_the_floor_of_the_range_said_before(lexicon):
+    state, _ = played(
+        lexicon, "a wallet between $15 and $60", "the nike one is nearly it, just too pricey"
+    )
+    assert [(c.data["min"], c.data["max"]) for c in state.active("budget")] == [(15.0, 54.0)]
+    assert state.active("budget")[0].value == "$15-$54"
+
+
+def test_a_shown_price_said_with_the_critique_is_no_budget(lexicon):
+    state, _ = played(
+        lexicon, "a wallet between $15 and $60", "the nike one is nearly it, just too pricey at $54"
+    )
+    assert [(c.data["min"], c.data["max"]) for c in state.active("budget")] == [(15.0, 54.0)]
+
+
+def test_something_cheaper_than_those_is_under_the_lowest_shown_price(lexicon):
+    state, diffs = played(lexicon, "I need a wallet", "something cheaper than those")
+    assert [c.data["max"] for c in state.active("budget")] == [19.5]
+    assert diffs[-1].critiques[0]["positions"] == [1, 2, 3]
+
+
+def test_a_number_pick_that_looks_good_is_a_pick():
+    reading = read("#2 looks good")
+    assert [(c.kind, c.positions) for c in reading.critiques] == [("pick", (2,))]
+
+
+def test_like_the_black_one_but_in_brown_anchors_on_it_and_asks_for_brown(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "like the black one but in brown")
+    anchor = state.anchor()
+    assert anchor is not None and anchor.products == ["W2"]
+    assert [c.value for c in state.active("color")] == ["brown"]
+
+
+@pytest.mark.parametrize("said", ["not that brand", "hmm, not that brand though"])
+def test_not_that_brand_after_a_pick_turns_down_the_picked_brand(lexicon, said):
+    state, _ = replayed(
+        lexicon, ("I need a wallet", ()), ("the second one looks good", WALLETS), (said, WALLETS)
+    )
+    assert ("brand", "fossil") in {(r.attribute, r.value) for r in state.rejected}
+    assert state.critiques[-1].kind == "not_brand"
+
+
+def test_not_that_brand_speaks_of_the_pick_even_after_a_new_list(lexicon):
+    state, diffs = replayed(
+        lexicon,
+        ("I need a wallet", ()),
+        ("the first one is close", WALLETS),
+        ("not that colour", OTHER_WALLETS),  # the red Nike wallet is no longer listed
+    )
+    assert ("color", "red") in {(r.attribute, r.value) for r in state.rejected}
+    assert diffs[-1].references == []  # no position in the list shown to report
+
+
+def test_just_not_a_brand_after_liking_one_turns_the_brand_down_not_the_style(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "the first one looks right, just not Nike")
+    assert ("brand", "nike") in {(r.attribute, r.value) for r in state.rejected}
+    assert {c.kind for c in state.critiques} == {"more_like", "not_brand"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "these aren't what I want, I'm after running shoes",
+        "none of these, I need running shoes",
+    ],
+)
+def test_turning_the_list_down_for_another_item_replaces_the_item(lexicon, text):
+    state, diffs = played(lexicon, "I need a wallet", text)
+    assert state.critiques[-1].kind == "none_of_these"
+    assert state.turned_down() == ["W1", "W2", "W3"]
+    assert "running" in state.active("category")[-1].value
+
+
+def test_more_like_them_is_said_of_the_list():
+    assert [(c.kind, c.positions) for c in read("more like them").critiques] == [
+        ("more_like", (1, 2, 3))
+    ]
+
+
+def test_a_length_cue_with_no_pointer_is_said_of_the_products_of_that_length():
+    shown = [
+        Shown(1, "L1", 30.0, styles=("maxi",), words=frozenset({"legging"})),
+        Shown(2, "L2", 30.0, styles=("cropped",), words=frozenset({"capri", "legging"})),
+    ]
+    reading = read("not capri, full length pls", shown)
+    assert [(c.kind, c.positions) for c in reading.critiques] == [("longer", (2,))]
+
+
+def test_a_number_mark_opening_a_sentence_points(lexicon):
+    text = "Around the 55 dollar mark. Number 3 is close, but not that brand."
+    reading = read(text)
+    assert {(c.kind, c.positions) for c in reading.critiques} == {
+        ("more_like", (3,)),
+        ("not_brand", (3,)),
+    }
+    assert [(c.kind, c.positions) for c in read("No. 2 is fine").critiques] == [("pick", (2,))]
+
+
+def test_a_store_name_before_a_full_stop_is_read(lexicon):
+    found = lexicon.mentions("This one looks right, just not Nike.")
+    assert [(m.facet.value, m.value, m.text) for m in found] == [("brand", "Nike", "Nike")]
+    state, _ = played(lexicon, "I need a wallet", "This one looks right, just not Nike.")
+    assert ("brand", "nike") in {(r.attribute, r.value) for r in state.rejected}
+    assert {c.kind for c in state.critiques} == {"more_like", "not_brand"}
+
+
+def test_close_but_too_expensive_shows_cheaper_ones_like_it_and_says_so(agent):
+    agent.reset("close", {})
+    first = agent.respond_traced("close", "I'm looking for a jacket", 1).response
+    price = _prices(agent, first)[0]
+    turn = agent.respond_traced("close", "the first one is close but too expensive", 2)
+    assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
+    shown = turn.response["recommendations"]
+    assert shown and all(p <= price for p in _prices(agent, turn.response))
+    reason = shown[0]["reason"]
+    assert f"cheaper than the ${price:g} one you liked" in reason
+    assert "similar price" not in reason  # it is cheaper, not the same price
+
+
+def test_an_amount_said_as_a_budget_stays_one_even_at_a_shown_price(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "somewhere near $54.")
+    assert [c.data["target"] for c in state.active("budget")] == [54.0]
+
+
+def test_a_kind_of_product_turned_down_points_at_the_shown_ones_of_that_kind(lexicon):
+    shown = [
+        Shown(1, "F1", 20.0, words=frozenset({"flip", "flop"}), leaf="Flip-Flops"),
+        Shown(2, "S2", 30.0, words=frozenset({"sandal"}), leaf="Sandals"),
+    ]
+    state, _ = update(ShoppingState(), "summer sandals", lexicon, 1)
+    state, diff = update(state, "no flip flops. more like #2", lexicon, 2, shown)
+    assert {(c["kind"], tuple(c["positions"])) for c in diff.critiques} == {
+        ("not_style", (1,)),
+        ("more_like", (2,)),
+    }
+
+
+def test_a_kind_turned_down_alone_is_a_change_of_mind_not_a_critique(lexicon):
+    shown = [Shown(1, "F1", 20.0, words=frozenset({"flip", "flop"}), leaf="Flip-Flops")]
+    state, _ = update(ShoppingState(), "summer sandals", lexicon, 1)
+    state, diff = update(state, "no flip flops", lexicon, 2, shown)
+    assert diff.critiques == []
+
+
+def test_the_price_of_the_product_pointed_at_is_no_second_pointer():
+    shown = [*WALLETS[:2], Shown(3, "W4", 54.0, "Cherokee", words=frozenset({"wallet"}))]
+    reading = read("the first one is nearly it, just too pricey at $54", shown)
+    assert {(c.kind, c.positions) for c in reading.critiques} == {
+        ("more_like", (1,)),
+        ("cheaper", (1,)),
+    }
+
+
+def test_the_last_one_but_longer_turns_short_lengths_down_and_stays_near_it(lexicon):
+    state, _ = played(lexicon, "I need a wallet", "the last one but longer")
+    assert ("length", "short") in {(r.attribute, r.value) for r in state.rejected}
+    anchor = state.anchor()
+    assert anchor is not None and anchor.products == ["W3"]

@@ -416,6 +416,7 @@ def _explain(
         if match[i] > 0.5
     )
     price = features.price[item.row]
+    priced_like = False  # the price answer is about the product it is also like
     if not np.isnan(price):
         for c, match in zip(needs.budgets, columns.budgets, strict=True):
             if match[i] <= 0.5:
@@ -423,9 +424,11 @@ def _explain(
             said = c.data.get("critique")
             if said:  # a budget a critique set answers that critique
                 item.answers.append(_price_answer(float(price), said))
+                anchored = needs.critique.anchor.get("position")
+                priced_like |= bool(said.get("liked")) and anchored in said.get("positions", ())
             else:
                 evidence.append(f"${float(price):g} fits {c.value}")
-    item.answers.extend(_anchor_answer(needs.critique, columns.anchor, i))
+    item.answers.extend(_anchor_answer(needs.critique, columns.anchor, i, priced_like))
 
 
 def _price_answer(price: float, said: dict) -> str:
@@ -435,26 +438,28 @@ def _price_answer(price: float, said: dict) -> str:
     beyond = price < said["price"] if cheaper else price > said["price"]
     relation = ("cheaper than" if cheaper else "pricier than") if beyond else "about the price of"
     if said.get("pointed", True):
-        return f"${price:g}, {relation} the ${said['price']:g} one you pointed at"
+        which = "you liked" if said.get("liked") else "you pointed at"
+        return f"${price:g}, {relation} the ${said['price']:g} one {which}"
     which = "the cheapest" if cheaper else "the priciest"
     return f"${price:g}, {relation} {which} shown (${said['price']:g})"
 
 
-def _anchor_answer(critique: Critiques, anchor: dict[str, np.ndarray], i: int) -> list[str]:
-    """'like the second one: same category, similar price', for a product close to it."""
+def _anchor_answer(
+    critique: Critiques, anchor: dict[str, np.ndarray], i: int, priced: bool = False
+) -> list[str]:
+    """'like the second one: same category, similar price', for a product close to it; after a
+    price answer about that same product ("cheaper than the $54 one you liked"), what else it
+    shares with it."""
     if not anchor:
         return []
-    alike = [
-        words
-        for part, words in (
-            ("leaf", "same category"),
-            ("shared", "shared details"),
-            ("price", "similar price"),
-        )
-        if anchor[part][i] >= 0.5
-    ]
+    parts: list[tuple[str, str]] = [("leaf", "same category"), ("shared", "shared details")]
+    if not priced:
+        parts.append(("price", "similar price"))
+    alike = [words for part, words in parts if anchor[part][i] >= 0.5]
     if not alike:
         return []
+    if priced:
+        return [f"otherwise like it: {', '.join(alike)}"]
     position = critique.anchor.get("position")
     which = f"the {_ORDINAL_WORDS.get(position, f'#{position}')} one" if position else "that one"
     return [f"like {which} you pointed at: {', '.join(alike)}"]

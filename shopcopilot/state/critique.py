@@ -300,16 +300,21 @@ def read_shown_talk(text: str) -> ShownTalk:
             talk.sentences.append((match.start(), match.end()))
             talk.questions.append(_is_question(match.group()))
     taken: set[int] = set()
+    inside_cues: set[int] = set()  # "it" of "is nearly it" is the cue's, not a pointer
     for first, past, kind in CUES.cues.find(words):
         if kind == "neutral":  # "never mind the budget", "no clue": about nothing shown
             taken |= set(range(first, past))
         elif kind != "reject" or _rejects(words, first, past):
             start, end = spans[first][1], spans[past - 1][2]
             talk.cues.append(Cue(kind, start, end, text[start:end]))
+            if past - first > 1:
+                inside_cues |= set(range(first, past))
     for pointer, used in _ordinals(text, spans, words):
         talk.pointers.append(pointer)
         taken |= used
     for first, past, label in CUES.pointers.find(words):
+        if label == "them" and past - first == 1 and first in inside_cues:
+            continue
         if not taken & set(range(first, past)):
             if label != "none":
                 talk.pointers.append(_pointer(label, text, spans, first, past))
@@ -365,10 +370,16 @@ def _ordinals(
     text: str, spans: list[tuple[str, int, int]], words: list[str]
 ) -> Iterable[tuple[Pointer, set[int]]]:
     """ "the second one", "2nd", "#3", "no. 2", "the last two", "first one"."""
+    # Words that open a sentence ("Around 55. Number 4 is close"): a mark needs no lead-in there.
+    opening = {0} | {
+        i
+        for i in range(1, len(spans))
+        if re.search(r"[.!?;\n]", text[spans[i - 1][2] : spans[i][1]])
+    }
     for i, word in enumerate(words):
         number = None
         if word in CUES.number_marks and i + 1 < len(words) and words[i + 1].isdigit():
-            if word != "#" and not (i == 0 or words[i - 1] in _MARK_LEADS):
+            if word != "#" and not (i in opening or words[i - 1] in _MARK_LEADS):
                 continue  # "no 2 alike", "item 3 of the list" need a lead-in; "#3" does not
             number, first, past = int(words[i + 1]), i, i + 2
         elif word in CUES.ordinals and _points(words, i):
@@ -542,6 +553,7 @@ class Critique:
     named: tuple[tuple[str, str], ...] = ()  # values the critique names ("not the yellow one")
     words: tuple[str, ...] = ()  # description words it names ("the santa one")
     pointed: bool = True  # said of products pointed at, not of the whole list by default
+    liked: bool = False  # said of a product the shopper also likes ("close but too expensive")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -569,17 +581,24 @@ def resolve(
     negated: Sequence[Mention] = (),
     budget_amounts: Iterable[float] = (),
     said: Sequence[Mention] = (),
+    recent: Sequence[Shown] = (),
+    negated_words: Sequence[str] = (),
 ) -> Reading:
     """`talk` against the products shown last: `mentions` are the values the message names
     (`negated` the ones it turns down of the products), `budget_amounts` the numbers it states
-    as a budget, `said` every value it names (default: `mentions` and `negated`)."""
+    as a budget, `said` every value it names (default: `mentions` and `negated`), `recent` the
+    products the shopper pointed at last, in an earlier message ("that brand" speaks of them;
+    one no longer in the list is at position 0), `negated_words` the words it turns down that no
+    vocabulary table lists ("no flip flops": "flops")."""
     said = said or [*mentions, *negated]
     reading = Reading()
-    if not shown or not talk and not negated and not mentions:
+    if not shown or not talk and not negated and not mentions and not negated_words:
         return reading
-    references = _references(talk, shown, text, said, budget_amounts)
+    references = _references(talk, shown, text, said, budget_amounts, recent)
     references += _value_references(shown, negated, talk, references, rejected=True)
     references += _value_references(shown, mentions, talk, references, rejected=False)
+    if talk.pointers:  # said beside a pointer; alone "no sneakers" is a change of mind
+        references += _word_references(shown, negated_words, text, references)
     references.sort(key=lambda r: r.start)
     reading.references = references
     reading.critiques = _critiques(talk, shown, references, said)
@@ -592,6 +611,7 @@ def _references(
     text: str,
     mentions: Sequence[Mention],
     budget_amounts: Iterable[float],
+    recent: Sequence[Shown] = (),
 ) -> list[Reference]:
     count, out = len(shown), list[Reference]()
     for pointer in talk.pointers:
@@ -605,7 +625,8 @@ def _references(
             positions = tuple(range(1, count + 1))
         elif pointer.kind == "this":
             earlier = [r for r in out if r.end <= pointer.start]
-            positions = earlier[-1].positions if earlier else (1,)
+            facet = _attribute_named(pointer)
+            positions = earlier[-1].positions if earlier else _before(recent, facet)
         elif pointer.kind == "them":  # back to what was just named, else the whole list
             earlier = [r for r in out if r.end <= pointer.start]
             if earlier:
@@ -667,8 +688,23 @@ def _narrowed(references: list[Reference], text: str) -> list[Reference]:
         ):
             out[-1] = replace(previous, positions=reference.positions, end=reference.end)
             continue
+        if (
+            reference.kind == "price"
+            and previous is not None
+            and set(previous.positions) <= set(reference.positions)
+            and not re.search(r"[.!?;]", text[previous.end : reference.start])
+        ):
+            continue  # "the first one is nearly it, just too pricey at $20.99": its own price
         out.append(reference)
     return out
+
+
+def said_as_a_price(talk: ShownTalk, amount: float) -> bool:
+    """Does the message say the amount as a product's price ("too pricey at $26.99", "the
+    keyocean one thats 29", "150 is steep"), not as a budget ("somewhere near $25")?"""
+    return any(
+        said == amount and _price_framed(talk.text, start, end) for said, start, end in talk.numbers
+    )
 
 
 def _price_framed(text: str, start: int, end: int) -> bool:
@@ -677,6 +713,22 @@ def _price_framed(text: str, start: int, end: int) -> bool:
     return bool(
         before and before[0][0] in _PRICE_BEFORE - {"for"} or after and after[0][0] in _PRICE_AFTER
     )
+
+
+def _attribute_named(pointer: Pointer) -> str | None:
+    """ "that brand", "this colour": the kind of value the pointer speaks of."""
+    last = pointer.text.lower().split()[-1]
+    facet = CUES.attribute_words.get(last)
+    return facet if facet in ("brand", "color", "material", "style") else None
+
+
+def _before(recent: Sequence[Shown], facet: str | None) -> tuple[int, ...]:
+    """What "that one" / "that brand" points at with nothing named before it in the message:
+    "that brand" the product spoken of last (position 0 when it is no longer listed), "that
+    one" the first one."""
+    if not facet or not recent:
+        return (1,)
+    return tuple(s.position for s in recent if s.position > 0) or (0,)
 
 
 def _ordinal_positions(pointer: Pointer, count: int) -> tuple[int, ...]:
@@ -779,6 +831,22 @@ def _value_references(
     return out
 
 
+def _word_references(
+    shown: Sequence[Shown], negated_words: Sequence[str], text: str, found: list[Reference]
+) -> list[Reference]:
+    """A kind of product turned down that some shown products are ("no flip flops. more like #2"):
+    those products, turned down."""
+    out = []
+    for word in negated_words:
+        at = re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE)
+        if at is None or any(r.start <= at.start() < r.end for r in found):
+            continue
+        have = tuple(s.position for s in shown if stem(word) in s.words)
+        if have:
+            out.append(Reference(have, "value", at.start(), at.end(), at.group(), negated=True))
+    return out
+
+
 def _alone(talk: ShownTalk, mention: Mention) -> bool:
     """Is the value all its sentence says, give or take an "ok" or a "please" ("wrangler.")?"""
     sentence = _sentence_of(talk, mention.start)
@@ -835,6 +903,17 @@ def _negates_a_value(
     return close and not pointed
 
 
+def _before_a_rejected_value(talk: ShownTalk, cue: Cue, references: list[Reference]) -> bool:
+    """Is the cue right before a value it turns down ("rather not get Nike")?"""
+    return any(
+        r.kind == "value"
+        and r.negated
+        and r.start >= cue.end
+        and len(words_with_spans(talk.text[cue.end : r.start])) <= 1
+        for r in references
+    )
+
+
 def _critiques(
     talk: ShownTalk,
     shown: Sequence[Shown],
@@ -846,19 +925,33 @@ def _critiques(
     loose: list[Cue] = []
     described = [(p.start, p.end) for p in talk.pointers if p.kind == "description"]
     described += [(r.start, r.end) for r in references if r.kind in _DESCRIBING]
+    described += [(r.start, r.end) for r in references if r.kind == "ordinal"]  # "No. 2"
     for cue in talk.cues:
         if any(start <= cue.start < end for start, end in described):
             continue  # "the cheaper one" describes, it does not critique
         if cue.kind == "reject" and _negates_a_value(talk, cue, mentions, references):
             continue  # "..., not white": about a colour, not about the products named before
+        if cue.kind == "reject" and _before_a_rejected_value(talk, cue, references):
+            continue  # "#1 looks right, just not Nike": the turned-down brand says it all
         target = _target(talk, references, cue)
         if target is None:
             loose.append(cue)
         else:
             attached[target].append(cue)
     out: list[Critique] = []
+    liked: set[int] = set()
     for i, reference in enumerate(references):
         out += _kinds(talk, reference, attached[i])
+        if _liked(talk, reference, attached[i]):
+            liked |= set(reference.positions)
+    # "#1 looks right, just not Nike": liked, and the change said of it through its brand
+    changed = {p for c in out if c.kind in CHANGES for p in c.positions}
+    out = [
+        replace(c, kind="more_like")
+        if c.kind == "pick" and set(c.positions) <= liked & changed
+        else c
+        for c in out
+    ]
     everything = tuple(s.position for s in shown)
     # "the ck one is too pricey" with no shown product called ck: said of one we cannot tell,
     # so not of the whole list either (the critique is kept, it changes nothing).
@@ -873,7 +966,19 @@ def _critiques(
         if cue.kind in LIST_WIDE:
             of = () if _sentence_of(talk, cue.start) in unknown else everything
             out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text, pointed=False))
+        elif cue.kind in ("shorter", "longer") and not references:
+            # "not capri, full length pls": said of the products of that length, else of all
+            of = _of_length([c for c in loose if c.kind == cue.kind], shown) or everything
+            out.append(Critique(cue.kind, of, cue.start, cue.end, cue.text, pointed=False))
     return _merged(out)
+
+
+def _of_length(cues: list[Cue], shown: Sequence[Shown]) -> tuple[int, ...]:
+    """The shown products length cues name by a length word ("not capri": the cropped ones)."""
+    said = [w for cue in cues for w in tokens(cue.text) if w in CUES.length_words]
+    styles = {style for w in said for style in CUES.length_styles.get(w, ())}
+    stems = {stem(w) for w in said}
+    return tuple(s.position for s in shown if styles & set(s.styles) or stems & s.words)
 
 
 _DESCRIBING = frozenset({"description", "price", "value"})
@@ -882,8 +987,12 @@ _DESCRIBING = frozenset({"description", "price", "value"})
 def _target(talk: ShownTalk, references: list[Reference], cue: Cue) -> int | None:
     """The reference a cue speaks of: the nearest one before it in its sentence, else after it
     in its sentence, else the last one said before it."""
-    within = [i for i, r in enumerate(references) if r.start <= cue.start < r.end]
-    if within:  # "none of these" is both the products and what is said of them
+    within = [
+        i
+        for i, r in enumerate(references)
+        if r.start <= cue.start < r.end or cue.start < r.start < cue.end
+    ]
+    if within:  # "none of these" is both the products and what is said of them; "more like them"
         return within[0]
     sentence = _sentence_of(talk, cue.start)
     before = [i for i, r in enumerate(references) if r.end <= cue.start]
@@ -923,9 +1032,30 @@ def _kinds(talk: ShownTalk, reference: Reference, cues: list[Cue]) -> list[Criti
                 kind, positions, cue.start, cue.end, cue.text, reference.named, reference.words
             )
         )
+    liked = _liked(talk, reference, cues)
+    if liked and not question and not {c.kind for c in made} & {"more_like", "none_of_these"}:
+        sentence = _sentence_of(talk, liked.start)
+        if any(c.kind in CHANGES and _sentence_of(talk, c.start) == sentence for c in made):
+            # "#2 is close but too expensive", "the second one but cheaper": liked, with a change
+            made.insert(0, Critique("more_like", positions, liked.start, liked.end, liked.text))
     if made or question or reference.kind in ("all", "them"):
         return made  # "do any of these come in gold?", "make it 8.5": no pick
     return [Critique("pick", positions, reference.start, reference.end, reference.text)]
+
+
+# What a shopper may want changed of a product they like.
+CHANGES = frozenset(KINDS) - {"pick", "more_like", "none_of_these"}
+
+
+def _liked(talk: ShownTalk, reference: Reference, cues: list[Cue]) -> Cue | None:
+    """The cue that says the shopper likes the product: a positive word ("is nearly it", "I like
+    #2"), or a "but" right after the pointer ("the second one but cheaper")."""
+    for cue in cues:
+        if cue.kind == "positive":
+            return cue
+        if cue.kind == "contrast" and not words_with_spans(talk.text[reference.end : cue.start]):
+            return cue
+    return None
 
 
 def _rejection_kind(talk: ShownTalk, reference: Reference) -> str:

@@ -101,7 +101,7 @@ class Lexicon:
         ideas")."""
         matches = list(_BRAND_WORD.finditer(text.lower()))
         words = [m.group() for m in matches]
-        starts = [i for i, word in enumerate(words) if word in self._brand_first_words]
+        starts = [i for i, word in enumerate(words) if _first_words(word) & self._brand_first_words]
         if not starts:
             return []  # most words start no store name
         hits, free = [], 0
@@ -109,9 +109,12 @@ class Lexicon:
             if index < free:
                 continue  # inside a store name found already
             for width in range(min(self._longest_brand, len(words) - index), 0, -1):
-                name = " ".join(words[index : index + width])
+                said = " ".join(words[index : index + width])
+                # "just not Reebok.": the sentence's full stop is no part of the name
+                name = said if said in self._brands else said.rstrip(".")
                 if name in self._brands:
-                    start, end = matches[index].start(), matches[index + width - 1].end()
+                    start = matches[index].start()
+                    end = matches[index + width - 1].end() - (len(said) - len(name))
                     hits.append(
                         Mention(Facet.BRAND, self._brands[name], start, end, text[start:end])
                     )
@@ -528,6 +531,11 @@ def _brand_table(brands: Iterable[str]) -> dict[str, str]:
         if len(key) >= 4 and key not in STOPWORDS and not key.isdigit():
             table.setdefault(key, brand)
     return table
+
+
+def _first_words(word: str) -> set[str]:
+    """A word as it may start a store name, with and without a full stop after it."""
+    return {word, word.rstrip(".")}
 
 
 def usable_brands(

@@ -194,6 +194,16 @@ class ShoppingState:
                 return record
         return None
 
+    def pointed_at(self) -> list[str]:
+        """Ids of the product(s) the shopper spoke of last this epoch ("the second one is close"),
+        what a later "not that brand" is about; none after a whole list was turned down."""
+        for record in reversed(self.critiques):
+            if record.epoch != self.epoch or record.kind == "none_of_these":
+                return []
+            if record.products and record.kind != "not_style":  # not one turned down
+                return list(record.products) if len(record.products) <= 2 else []
+        return []
+
     def turned_down(self) -> list[str]:
         """Ids of products the shopper rejected as a list ("none of these"), in any epoch."""
         return [i for r in self.critiques if r.kind == "none_of_these" for i in r.products]

@@ -566,7 +566,17 @@ def _strip_leadin(piece: str) -> str:
 
 def _split_pieces(text: str) -> list[str]:
     pieces = re.split(r"(?<!\d)\.(?!\d)|[;!?\n]", text)
-    return [p.strip() for p in pieces if p.strip()]
+    return [part.strip() for p in pieces for part in _after_rejection(p) if part.strip()]
+
+
+def _after_rejection(piece: str) -> list[str]:
+    """A clause turning the shown products down ends at its comma: what follows is a request of
+    its own ("none of these, I need sandals", "these aren't it, I'm after rompers")."""
+    turned_down = _REJECT_SHOWN.search(piece)
+    comma = piece.find(",", turned_down.end()) if turned_down else -1
+    if comma < 0 or not _SEEKING.match(piece[comma + 1 :].strip()):
+        return [piece]
+    return [piece[:comma], piece[comma + 1 :]]
 
 
 def _fragment(piece: str, listed: bool = False) -> str:

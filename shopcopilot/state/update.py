@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..catalog.vocabulary import Mention
@@ -11,7 +12,7 @@ from ..index.categoriser import Reading
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
-from .critique import CUES, Critique, Shown, resolve
+from .critique import CUES, Critique, Shown, resolve, said_as_a_price
 from .critique import Reading as ShownReading
 from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
@@ -48,9 +49,11 @@ def update(
     turn: int,
     shown: Sequence[Shown] = (),
     consult: Consult | None = None,
+    recent: Sequence[Shown] = (),
 ) -> tuple[ShoppingState, StateDiff]:
     """`shown`: the facts of the products shown last (what "the second one" points at);
-    `consult`: the model resolver, asked between reading the message and applying it."""
+    `consult`: the model resolver, asked between reading the message and applying it;
+    `recent`: the facts of the products the shopper spoke of last (`pointed_at`)."""
     new = state.copy()
     new.turn = turn
     item = new.active(Attribute.CATEGORY)
@@ -67,6 +70,11 @@ def update(
         new.epoch += 1
         diff.new_epoch = True
     level = _level(new, obs)
+    if obs.budget and _names_a_price(obs, shown):
+        obs.budget = None  # "too pricey at $26.99" names the product's price; it is no budget
+    recent = _placed(recent, shown)
+    reading = read_critiques(new, obs, shown, recent) if shown else ShownReading()
+    obs.values = [m for m in obs.values if not _points_only(m, reading, obs.text)]
     _update_intent(new, obs, diff)
     category_changed = _apply_category(new, obs, lexicon, level, diff)
     if category_changed and new.history and not obs.category_narrows:
@@ -84,7 +92,7 @@ def update(
     _apply_negations(new, obs, diff)
     _apply_budget(new, obs, diff)
     _apply_no_preference(new, obs, diff)
-    _apply_critiques(new, obs, shown, diff)
+    _apply_critiques(new, obs, shown, diff, reading, recent)
     if obs.override and not replaced_facets and not category_changed:
         _archive_volunteered_fragments(new, diff)
     for text in obs.fragments:
@@ -322,19 +330,32 @@ def _archive_volunteered_fragments(state: ShoppingState, diff: StateDiff) -> Non
 
 
 def _apply_critiques(
-    state: ShoppingState, obs: Observation, shown: Sequence[Shown], diff: StateDiff
+    state: ShoppingState,
+    obs: Observation,
+    shown: Sequence[Shown],
+    diff: StateDiff,
+    reading: ShownReading,
+    recent: Sequence[Shown] = (),
 ) -> None:
     """References and critiques of the products shown last, turned into state: a budget
-    relative to a product's price, rejections of its values, a soft anchor, no repeats."""
+    relative to a product's price, rejections of its values, a soft anchor, no repeats.
+    `recent`: the products spoken of before, placed in the list (`_placed`)."""
     if not shown:
         return
-    reading = read_critiques(state, obs, shown)
     known = {(c.kind, c.positions) for c in reading.critiques}
     reading.critiques += [c for c in obs.added_critiques if (c.kind, c.positions) not in known]
-    diff.references = [r.to_dict() for r in reading.references]
-    by_position = {s.position: s for s in shown}
+    # Position 0 is a product pointed at earlier and no longer listed: no position to report.
+    diff.references = [
+        {**r.to_dict(), "positions": [p for p in r.positions if p]}
+        for r in reading.references
+        if any(r.positions)
+    ]
+    by_position = {s.position: s for s in (*recent[:1], *shown)}
+    liked = {p for c in reading.critiques if c.kind in ("pick", "more_like") for p in c.positions}
     for critique in reading.critiques:
         products = [by_position[p] for p in critique.positions if p in by_position]
+        if critique.kind in ("cheaper", "pricier") and set(critique.positions) <= liked:
+            critique = replace(critique, liked=True)
         apply = _CRITIQUE_EFFECTS.get(critique.kind, _anchor)
         effect, anchor = apply(state, obs, critique, products, shown, diff)
         record = CritiqueRecord(
@@ -348,13 +369,47 @@ def _apply_critiques(
             anchor=anchor,
         )
         state.critiques.append(record)
-        diff.critiques.append({**critique.to_dict(), "effect": effect})
+        listed = [p for p in critique.positions if p]  # 0: pointed at before, no longer listed
+        diff.critiques.append({**critique.to_dict(), "positions": listed, "effect": effect})
     if reading.references or reading.critiques:
         # "the second one is close but too expensive" is said of products, not words to search
         obs.fragments = [f for f in obs.fragments if not _about_shown(f, obs, reading)]
 
 
-def read_critiques(state: ShoppingState, obs: Observation, shown: Sequence[Shown]) -> ShownReading:
+def _points_only(mention: Mention, reading: ShownReading, text: str) -> bool:
+    """Is the value said only to point at a shown product ("the black one", "the nike ones"),
+    not asked for ("the espofy one in brown")?"""
+    return any(
+        r.kind == "description"
+        and r.start <= mention.start < r.end
+        and r.text.lower().rstrip("'s").split()[-1] in CUES.referents
+        for r in reading.references
+    )
+
+
+def _placed(recent: Sequence[Shown], shown: Sequence[Shown]) -> list[Shown]:
+    """The products spoken of before, at their position in the list shown last (0: not in it)."""
+    where = {s.parent_asin: s.position for s in shown}
+    return [replace(r, position=where.get(r.parent_asin, 0)) for r in recent]
+
+
+def _names_a_price(obs: Observation, shown: Sequence[Shown]) -> bool:
+    """Is every amount of the message's budget a shown product's price said as one ("just too
+    pricey at $26.99", "the keyocean one thats 29"), not a budget ("under 30", "near $25")?"""
+    budget = obs.budget
+    if budget is None or not obs.shown_talk:
+        return False
+    amounts = [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
+    prices = [s.price for s in shown if s.price is not None]
+    return bool(amounts) and all(
+        said_as_a_price(obs.shown_talk, a) and any(abs(a - p) <= max(1.0, 0.02 * p) for p in prices)
+        for a in amounts
+    )
+
+
+def read_critiques(
+    state: ShoppingState, obs: Observation, shown: Sequence[Shown], recent: Sequence[Shown] = ()
+) -> ShownReading:
     """What the message says of the products shown last, as the rules read it."""
     budget = obs.budget
     stated = (
@@ -369,13 +424,25 @@ def read_critiques(state: ShoppingState, obs: Observation, shown: Sequence[Shown
     }
     negated = [m for m in obs.negated if (m.facet, m.value) not in asked]
     said = [*obs.values, *obs.negated]
-    return resolve(obs.shown_talk, shown, obs.text, obs.values, negated, stated, said)
+    return resolve(
+        obs.shown_talk,
+        shown,
+        obs.text,
+        obs.values,
+        negated,
+        stated,
+        said,
+        recent,
+        obs.negated_words,
+    )
 
 
 def _about_shown(fragment: str, obs: Observation, reading) -> bool:
     """Is the fragment nothing but pointers at shown products and what is said of them?"""
-    said = [c.text for c in obs.shown_talk.cues] + [r.text for r in reading.references]
-    explained = {w for text in said for w in tokens(text)}
+    talk = obs.shown_talk
+    said = [c.text for c in talk.cues] + [r.text for r in reading.references]
+    said += [talk.text[start:end] for _, start, end in talk.numbers]  # "at $26.99"
+    explained = {w for text in said for w in tokens(text)} | CUES.frame["fillers"]
     content = [
         w
         for w in tokens(fragment)
@@ -420,31 +487,47 @@ def _price_budget(
         tighter = held is not None and (held <= price if cheaper else held >= price)
         if tighter and old.source_turn < state.turn:
             return f"your budget ({old.value}) is already {'lower' if cheaper else 'higher'}", {}
+    # The other end of a range said before stays: "$15-$30", then "too pricey" of a $21 one
+    other = "min" if cheaper else "max"
+    kept = [
+        old.data.get(other)
+        for old in state.active(Attribute.BUDGET)
+        if old.data.get(other) is not None
+        and (old.data[other] < price if cheaper else old.data[other] > price)
+    ]
     _drop_budgets(state, diff)
-    word = "at most" if cheaper else "at least"
+    floor = kept[-1] if kept else None  # the range's other end
+    low, high = (floor, price) if cheaper else (price, floor)
     constraint = Constraint(
         attribute=Attribute.BUDGET,
-        value=f"{word} ${price:g}",
+        value=_describe_range(low, high),
         source_turn=state.turn,
         confidence=0.8,
         epoch=state.epoch,
         text=critique.text,
         data={
             "facet": Facet.BUDGET,
-            "min": None if cheaper else price,
-            "max": price if cheaper else None,
+            "min": low,
+            "max": high,
             "target": None,
             "critique": {
                 "kind": critique.kind,
                 "price": price,
                 "positions": list(critique.positions),
                 "pointed": critique.pointed,
+                "liked": critique.liked,
             },
         },
     )
     state.constraints.append(constraint)
     diff.added.append(constraint.described())
     return f"{'cheaper' if cheaper else 'pricier'} than the ${price:g} one: {constraint.value}", {}
+
+
+def _describe_range(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"${low:g}-${high:g}"
+    return f"at most ${high:g}" if high is not None else f"at least ${low:g}"
 
 
 def _drop_budgets(state: ShoppingState, diff: StateDiff) -> None:
