@@ -238,6 +238,14 @@ def test_dictionary_words_far_rarer_than_a_catalog_word_are_typos(typed, meant):
     assert fixer.fix(f"{typed} please") == f"{meant} please"
 
 
+def test_a_dictionary_word_one_slip_from_two_common_words_is_left_alone():
+    from shopcopilot.state.spelling import SpellFixer
+
+    assert SpellFixer(["hats"]).fix("hets") == "hats"
+    assert SpellFixer(["hats", "bets"]).fix("hets") == "hets"  # which one was meant?
+    assert SpellFixer(["girl", "grip"]).fix("gril") == "girl"  # girl is far more common
+
+
 @pytest.mark.parametrize("word", ["sweeter", "bots", "squad", "janes", "threader"])
 def test_common_or_known_words_are_not_taken_for_typos(word):
     from shopcopilot.state.spelling import SpellFixer

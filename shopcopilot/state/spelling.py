@@ -27,6 +27,7 @@ LONG_WORD = 7  # from this length two edits are one slip ("sandles")
 # A dictionary word yields to a known word this much more common (zipf is log10 per billion
 # words: 1.5 is about 30 times), so "pendent" stays in doubt but "leggins" becomes "leggings".
 RARER_BY = 1.5
+CLEARER_BY = 1.0  # ... and ten times as common as any other known word one slip away
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
@@ -60,8 +61,27 @@ class SpellFixer:
         if not is_english(word):
             return self._closest(word, 1 if len(word) < LONG_WORD else 2)
         # A dictionary word is one slip from a far more common one, or it was meant.
-        closest = self._closest(word, 1)
-        return closest if closest and _far_more_common(closest, word) else ""
+        near = {stem(choice): choice for choice in sorted(self._near(word, 1), key=len)}
+        ranked = sorted(near.values(), key=lambda c: -zipf_frequency(c, "en"))
+        if not ranked or not _far_more_common(ranked[0], word):
+            return ""
+        # Two known words one slip away: the typo is of the one far more common, or in doubt.
+        if len(ranked) > 1 and not _far_more_common(ranked[0], ranked[1], CLEARER_BY):
+            return ""
+        return ranked[0]
+
+    def _near(self, word: str, limit: int) -> list[str]:
+        return [
+            choice
+            for length in range(len(word) - limit, len(word) + limit + 1)
+            for choice, _, _ in process.extract(
+                word,
+                self._by_length.get(length, ()),
+                scorer=OSA.distance,
+                score_cutoff=limit,
+                limit=MAX_CANDIDATES,
+            )
+        ]
 
     def _closest(self, word: str, limit: int) -> str:
         # OSA distance: a swapped pair of letters ("slevee") is one edit, as people type.
@@ -85,8 +105,8 @@ class SpellFixer:
         return min(found, key=lambda f: (f[1], f[0][0] != word[0], -len(f[0])))[0]
 
 
-def _far_more_common(common: str, rare: str) -> bool:
-    return zipf_frequency(common, "en") - zipf_frequency(rare, "en") >= RARER_BY
+def _far_more_common(common: str, rare: str, by: float = 0.0) -> bool:
+    return zipf_frequency(common, "en") - zipf_frequency(rare, "en") >= (by or RARER_BY)
 
 
 @lru_cache(maxsize=1)
