@@ -313,6 +313,14 @@ def test_a_loosely_named_brand_after_a_cue_is_guessed(lexicon, play):
     assert ("brand", "Cherokee") in values(state)
 
 
+def test_a_store_named_like_a_verb_after_a_subject_is_the_verb(make_lexicon, play):
+    lexicon = make_lexicon(brands=["Guess", "Cherokee"])
+    state, _ = play(lexicon, "a red dress i guess")
+    assert not state.active("brand")
+    state, _ = play(lexicon, "a guess dress in red")
+    assert [c.value for c in state.active("brand")] == ["Guess"]
+
+
 def test_ordinary_words_after_from_name_no_brand(make_lexicon, play):
     lexicon = make_lexicon(brands=["David Archy", "Cherokee"])
     state, _ = play(

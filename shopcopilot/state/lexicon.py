@@ -36,6 +36,7 @@ MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 
 # "Birthstone Jewelry Gifts" files rings, not gifts: a gift is whatever the shopper names.
 _NOT_ITEMS = frozenset(stem(word) for word in CONVERSATION.words["not_items"])
+_SUBJECTS = frozenset({"i", "we", "you", "they", "he", "she"})
 _ANY_WORD = re.compile(r"[A-Za-z]+")
 _BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
 # Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay
@@ -112,6 +113,8 @@ class Lexicon:
                 said = " ".join(words[index : index + width])
                 # "just not Reebok.": the sentence's full stop is no part of the name
                 name = said if said in self._brands else said.rstrip(".")
+                if width == 1 and index and words[index - 1] in _SUBJECTS:
+                    break  # "I guess", "we coach": a verb, not the store
                 if name in self._brands:
                     start = matches[index].start()
                     end = matches[index + width - 1].end() - (len(said) - len(name))
