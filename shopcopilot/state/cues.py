@@ -36,6 +36,7 @@ PHRASE_LISTS = (
     "browsing",
     "subjects",
     "seeking",
+    "named_with_a_negator",
     "negators",
     "contrast_negators",
     "value_negators",

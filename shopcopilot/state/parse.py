@@ -61,10 +61,11 @@ _ITEM_END = re.compile(rf"\s[-–—]\s|,\s|\s{_cue('description_starts')}\s", _
 _ALL_NEGATORS = "|".join(
     map(CONVERSATION.pattern, ("negators", "contrast_negators", "value_negators"))
 )
-_NEGATORS = re.compile(rf"(?:{_ALL_NEGATORS}|-free\b)[\w\s'-]{{0,12}}$", _I)
+_NEGATORS = re.compile(rf"(?:(?:{_ALL_NEGATORS})(?!-)|-free\b)[\w\s'-]{{0,12}}$", _I)
 # "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
 # a negator; the last content word names the thing (English puts the head noun last).
 _WORDS_AFTER = r"\s+(?:(?:any|a|an|the)\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})"
+_NAMED_WITH_A_NEGATOR = re.compile(_cue("named_with_a_negator"), _I)
 _NEGATED_WORD = re.compile(_cue("negators") + _WORDS_AFTER, _I)
 # A rejection said after the thing: "green? no thanks", "nylon is a no-go".
 _NEGATED_AFTER = re.compile(rf"[\w\s'-]{{0,20}}?[?!,.]?\s*{_cue('rejections_after')}", _I)
@@ -103,7 +104,10 @@ def parse_message(
     """`current_item`: the category words of the item asked for so far (None: no item yet)."""
     obs = Observation()
     original = message.strip()
-    text = lexicon.fix_spelling(original)
+    # "no show socks" names socks: joined, the words read as one name and no negator.
+    text = _NAMED_WITH_A_NEGATOR.sub(
+        lambda m: "-".join(m.group().split()), lexicon.fix_spelling(original)
+    )
     obs.text = text
     obs.override = bool(_OVERRIDE.search(text))
     obs.browsing = True if _BROWSING.search(text) else None

@@ -27,6 +27,8 @@ LONG_WORD = 7  # from this length two edits are one slip ("sandles")
 # A dictionary word yields to a known word this much more common (zipf is log10 per billion
 # words: 1.5 is about 30 times), so "pendent" stays in doubt but "leggins" becomes "leggings".
 RARER_BY = 1.5
+# A word no dictionary lists but people write this often (zipf: 1 in 1e6 words) is meant.
+CHAT_WORD = 3.0
 CLEARER_BY = 1.0  # ... and ten times as common as any other known word one slip away
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
@@ -59,6 +61,8 @@ class SpellFixer:
 
     def _correction(self, word: str) -> str:
         if not is_english(word):
+            if zipf_frequency(word, "en") >= CHAT_WORD:
+                return ""  # "haha", "tbh": how people write, not a typo
             return self._closest(word, 1 if len(word) < LONG_WORD else 2)
         # A dictionary word is one slip from a far more common one, or it was meant.
         near = {stem(choice): choice for choice in sorted(self._near(word, 1), key=len)}
