@@ -65,3 +65,45 @@ def test_without_the_reading_the_words_favour_shoe_trees(person):
 
 def test_a_request_for_shoe_trees_still_shows_shoe_trees(person):
     assert all(pid.startswith("TR") for pid in _first_ids(person, "cedar shoe trees", 3))
+
+
+def _courts(record) -> list[dict]:
+    def shoes(prefix: str, who: str, department: str) -> list[dict]:
+        return [
+            record(
+                f"{prefix}{n}",
+                f"{who} Basketball Shoes High Top {name}",
+                categories=[TOP, department, "Shoes", "Athletic", "Basketball"],
+                details={"Department": department},
+            )
+            for n, name in enumerate(NAMES[:4])
+        ]
+
+    return (
+        shoes("BB", "Boys'", "Boys")
+        + shoes("GB", "Girls'", "Girls")
+        + shoes("MB", "Men's", "Men")
+        + shoes("WB", "Women's", "Women")
+        + _catalog(record)
+    )
+
+
+@pytest.fixture(scope="module")
+def courts(person_on, catalog_record) -> Agent:
+    return person_on(_courts(catalog_record))
+
+
+def test_the_head_noun_names_the_item_over_a_node_named_before_it(courts):
+    courts.reset("son", {})
+    courts.respond("son", "my son made the basketball team, he needs basketball shoes", 1)
+    (item,) = courts._sessions["son"].active("category")
+    assert item.text == "basketball shoes"
+
+
+def test_a_son_of_no_stated_age_gets_boys_or_mens_never_girls_or_womens(courts):
+    ids = _first_ids(courts, "basketball shoes for my son", 10)
+    assert any(i.startswith("BB") for i in ids) and any(i.startswith("MB") for i in ids)
+    assert not any(i.startswith(("GB", "WB")) for i in ids)
+    said_age = _first_ids(courts, "basketball shoes for my 9 year old son", 10)
+    assert all(i.startswith("BB") for i in said_age[:4])
+    assert not any(i.startswith(("GB", "WB", "MB")) for i in said_age)

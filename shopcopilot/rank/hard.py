@@ -51,13 +51,22 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
     out = [_rejection(r.attribute, r.value) for r in state.rejected]
     values = [c for c in state.active() if c.level == Level.HARD]
     for facet in FACETS:
-        wanted = [c.value for c in values if c.data.get("facet") == facet]
+        wanted = [v for c in values if c.data.get("facet") == facet for v in _held_values(c)]
         if wanted:
             out.append(_values(facet, tuple(dict.fromkeys(wanted))))
     # A price said as a goal ("around $100") holds too, as a band around it.
     budgets = [c for c in state.active() if c.level in (Level.HARD, Level.GOAL)]
     out += [_budget(c) for c in budgets if c.attribute == Attribute.BUDGET and _limits(c)]
     return out
+
+
+# A department on an age assumed ("my son": boys) holds only who it is for: he may be grown.
+GROWN = {"boys": "men", "girls": "women"}
+
+
+def _held_values(constraint: Constraint) -> tuple[str, ...]:
+    grown = GROWN.get(constraint.value) if constraint.data.get("assumed") else None
+    return (constraint.value, grown) if grown else (constraint.value,)
 
 
 def hold(

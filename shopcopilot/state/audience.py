@@ -467,9 +467,10 @@ def _gender_of(audience: Audience, data: Cues) -> str | None:
     return audience.gender.value if audience.gender is not None else None
 
 
-def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str] | None:
-    """(department, level, the words) for who the item is for, or None: an age group alone names
-    no gender, and a person of unknown age and gender names no department."""
+def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str, bool] | None:
+    """(department, level, the words, whether the age is assumed) for who the item is for, or
+    None: an age group alone names no gender, and a person of unknown age and gender names no
+    department."""
     audience = state.audience
     person = data.people.get(audience.recipient.value) if audience.recipient else None
     age_fact = audience.age_group
@@ -489,12 +490,12 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str] |
         level = Level.SOFT  # a pronoun is a guess
     said = (audience.recipient, age_fact if stated_age else None)
     words = " ".join(dict.fromkeys(f.text for f in said if f is not None and f.text))
-    return department, level, words
+    return department, level, words, not stated_age and person is not None
 
 
 def _apply_department(
     state: ShoppingState,
-    wanted: tuple[str, Level, str] | None,
+    wanted: tuple[str, Level, str, bool] | None,
     turn_level: Level,
     someone_else: bool,
     diff: StateDiff,
@@ -505,7 +506,7 @@ def _apply_department(
         if state.audience.recipient and state.audience.recipient.source_turn == state.turn:
             _retire([c for c in current if _guessed(c)], diff)  # guessed for someone else
         return
-    value, level, words = wanted
+    value, level, words, assumed = wanted
     level = turn_level if level == Level.HARD else Level.SOFT
     if any(c.value == value for c in current):
         for constraint in current:
@@ -530,7 +531,12 @@ def _apply_department(
         confidence=0.9 if level == Level.HARD else 0.6,
         epoch=state.epoch,
         text=words,
-        data={"facet": Facet.DEPARTMENT, "from": "audience"},
+        # "my son": boys, on an age assumed, which a person's list does not hold to
+        data={
+            "facet": Facet.DEPARTMENT,
+            "from": "audience",
+            **({"assumed": True} if assumed else {}),
+        },
     )
     state.constraints.append(constraint)
     diff.added.append(constraint.described())
