@@ -218,16 +218,22 @@ def _prices(agent, response):
     return [float(agent.features.price[row]) for row in rows]
 
 
-def test_cheaper_than_the_first_one_shows_cheaper_products_and_says_so(agent):
-    agent.reset("cheaper", {})
-    first = agent.respond_traced("cheaper", "I'm looking for a jacket", 1).response
+def _liked_but_cheaper(agent, session: str, said: str) -> dict:
+    """A jacket, then `said` of the first one shown: more like it, under its price, and the
+    first card says so. That card."""
+    agent.reset(session, {})
+    first = agent.respond_traced(session, "I'm looking for a jacket", 1).response
     price = _prices(agent, first)[0]
-    turn = agent.respond_traced("cheaper", "nice, but cheaper than the first one please", 2)
-    # liked, but wanted cheaper: more like it, under its price
+    turn = agent.respond_traced(session, said, 2)
     assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
     shown = turn.response["recommendations"]
     assert shown and all(p <= price for p in _prices(agent, turn.response))
     assert f"cheaper than the ${price:g} one you liked" in shown[0]["reason"]
+    return shown[0]
+
+
+def test_cheaper_than_the_first_one_shows_cheaper_products_and_says_so(agent):
+    _liked_but_cheaper(agent, "cheaper", "nice, but cheaper than the first one please")
 
 
 def test_more_like_the_first_one_stays_near_it(agent):
@@ -465,16 +471,8 @@ def test_a_store_name_before_a_full_stop_is_read(lexicon):
 
 
 def test_close_but_too_expensive_shows_cheaper_ones_like_it_and_says_so(agent):
-    agent.reset("close", {})
-    first = agent.respond_traced("close", "I'm looking for a jacket", 1).response
-    price = _prices(agent, first)[0]
-    turn = agent.respond_traced("close", "the first one is close but too expensive", 2)
-    assert {c["kind"] for c in turn.diff["critiques"]} == {"more_like", "cheaper"}
-    shown = turn.response["recommendations"]
-    assert shown and all(p <= price for p in _prices(agent, turn.response))
-    reason = shown[0]["reason"]
-    assert f"cheaper than the ${price:g} one you liked" in reason
-    assert "similar price" not in reason  # it is cheaper, not the same price
+    card = _liked_but_cheaper(agent, "close", "the first one is close but too expensive")
+    assert "similar price" not in card["reason"]  # it is cheaper, not the same price
 
 
 def test_an_amount_said_as_a_budget_stays_one_even_at_a_shown_price(lexicon):

@@ -14,27 +14,25 @@ NAMES = ["Alder", "Birch", "Dune", "Ember", "Fjord", "Gale", "Heath", "Isle", "J
 TREES = [TOP, "Shoe, Jewelry & Watch Accessories", "Shoe Care & Accessories", "Shoe & Boot Trees"]
 
 
+def _kind(record, prefix: str, title: str, path: list[str]) -> list[dict]:
+    return [
+        record(f"{prefix}{n}", f"{title} {name}", categories=[TOP, *path])
+        for n, name in enumerate(NAMES)
+    ]
+
+
 def _catalog(record) -> list[dict]:
     trees = [
         record(f"TR{n}", f"Shoe Tree Shoe Stretcher Shoe Shaper for Shoes {name}", categories=TREES)
         for n, name in enumerate(["Cedar", "Pine", "Oak"])
     ]
-    sneakers = [
-        record(
-            f"SN{n}",
-            f"Women's Casual Sneakers Walking Shoes {name}",
-            categories=[TOP, "Women", "Shoes", "Fashion Sneakers"],
-        )
-        for n, name in enumerate(NAMES)
-    ]
-    boots = [
-        record(
-            f"BT{n}",
-            f"Men's Leather Ankle Boots Work Shoes {name}",
-            categories=[TOP, "Men", "Shoes", "Boots"],
-        )
-        for n, name in enumerate(NAMES)
-    ]
+    sneakers = _kind(
+        record,
+        "SN",
+        "Women's Casual Sneakers Walking Shoes",
+        ["Women", "Shoes", "Fashion Sneakers"],
+    )
+    boots = _kind(record, "BT", "Men's Leather Ankle Boots Work Shoes", ["Men", "Shoes", "Boots"])
     return trees + sneakers + boots
 
 

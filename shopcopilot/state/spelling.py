@@ -65,7 +65,7 @@ class SpellFixer:
                 return ""  # "haha", "tbh": how people write, not a typo
             return self._closest(word, 1 if len(word) < LONG_WORD else 2)
         # A dictionary word is one slip from a far more common one, or it was meant.
-        near = {stem(choice): choice for choice in sorted(self._near(word, 1), key=len)}
+        near = {stem(c): c for c in sorted((c for c, _ in self._near(word, 1)), key=len)}
         ranked = sorted(near.values(), key=lambda c: -zipf_frequency(c, "en"))
         if not ranked or not _far_more_common(ranked[0], word):
             return ""
@@ -74,22 +74,10 @@ class SpellFixer:
             return ""
         return ranked[0]
 
-    def _near(self, word: str, limit: int) -> list[str]:
-        return [
-            choice
-            for length in range(len(word) - limit, len(word) + limit + 1)
-            for choice, _, _ in process.extract(
-                word,
-                self._by_length.get(length, ()),
-                scorer=OSA.distance,
-                score_cutoff=limit,
-                limit=MAX_CANDIDATES,
-            )
-        ]
-
-    def _closest(self, word: str, limit: int) -> str:
+    def _near(self, word: str, limit: int) -> list[tuple[str, int]]:
+        """Known words at most `limit` edits away, with their distances, alphabetical."""
         # OSA distance: a swapped pair of letters ("slevee") is one edit, as people type.
-        found = sorted(
+        return sorted(
             (choice, distance)
             for length in range(len(word) - limit, len(word) + limit + 1)
             for choice, distance, _ in process.extract(
@@ -100,6 +88,9 @@ class SpellFixer:
                 limit=MAX_CANDIDATES,
             )
         )
+
+    def _closest(self, word: str, limit: int) -> str:
+        found = self._near(word, limit)
         # The closest MAX_CANDIDATES, alphabetical among equals.
         found = sorted(found, key=lambda f: f[1])[:MAX_CANDIDATES]
         if not found:
