@@ -191,16 +191,14 @@ def _read_item_by_head(
     if lexicon.categoriser is None:
         return
     span = obs.category_text
-    if span and any(lexicon.is_head_noun(t) for t in tokens(span)):
+    if span and _names_a_kind(span, lexicon):
         return
     if not span and not (first_turn and current is None) and last_question != "category":
         return  # later in a conversation, only the clause rules name a new item
     phrase = _head_phrase(_without_indifference(text), lexicon)
     if phrase and _reads_a_kind(phrase, lexicon):
-        # A head noun beats a node named without one: "my son made the basketball team, he
-        # needs basketball shoes" wants shoes.
         obs.category_text = phrase
-    elif span and not lexicon.names_category_node(span) and not _reads_a_kind(span, lexicon):
+    elif span and not _reads_a_kind(span, lexicon):
         obs.category_text = ""
 
 
