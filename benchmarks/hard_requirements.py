@@ -99,20 +99,8 @@ def play(agent: Agent, cases, records, show: int) -> dict:
     silent_kinds: Counter[str] = Counter()
     cards = bad_cards = silent_cards = turns = bad_turns = owned = 0
     for number, case in enumerate(cases):
-        session = f"hard-{number}"
-        agent.reset(session, {})
-        last: tuple = ()
-        for turn_number, turn in enumerate(case.turns, 1):
-            last = turn.shown or last
-            understanding._show(
-                agent,
-                session,
-                turn,
-                turn_number,
-                understanding._asins(last, ids),
-                understanding._asins(turn.shown, ids),
-            )
-            result = agent.respond_traced(session, turn.user, turn_number, detailed=False)
+        played = understanding.play_case(agent, case, f"hard-{number}", ids, detailed=False)
+        for turn_number, turn, result in played:
             recommendations = result.response["recommendations"]
             found = [broken(agent, result.state, r["parent_asin"]) for r in recommendations]
             silent = [
@@ -131,7 +119,6 @@ def play(agent: Agent, cases, records, show: int) -> dict:
                 if f and show > 0:
                     show -= 1
                     print(f"  {case.id}.{turn_number} {turn.user!r}: {r['parent_asin']} {f}")
-        agent.forget(session)
     return {
         "turns": turns,
         "cards": cards,

@@ -163,8 +163,7 @@ class Sample:
 BASIC_DISCLOSURES = frozenset({"category", "color", "material", "budget", "department"})
 
 
-@pytest.fixture(scope="module")
-def hand_pairs() -> Pairs:
+def hand_built_pairs() -> Pairs:
     """60 sessions over the hand-built products, every scenario on every product."""
     return [
         (
@@ -178,6 +177,11 @@ def hand_pairs() -> Pairs:
         )
         for i in range(60)
     ]
+
+
+@pytest.fixture(scope="module")
+def hand_pairs() -> Pairs:
+    return hand_built_pairs()
 
 
 @pytest.fixture(scope="module")

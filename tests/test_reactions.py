@@ -337,21 +337,9 @@ PLAIN_DIGEST = "48745d2d3096bc730f39db4aa5acecdead992ecf56d6a1c22fe3a2e2593eaa9e
 
 
 def test_with_reactions_off_the_plain_protocol_is_unchanged() -> None:
-    from test_natural import run_all
+    from test_natural import hand_built_pairs, run_all
 
-    pairs = [
-        (
-            Session(
-                f"hand_{i:04d}",
-                SCENARIOS[i // len(HAND_BUILT) % len(SCENARIOS)],
-                {},
-                HAND_BUILT[i % len(HAND_BUILT)].parent_asin,
-            ),
-            HAND_BUILT[i % len(HAND_BUILT)],
-        )
-        for i in range(60)
-    ]
-    customers = run_all(pairs, seed=5)
+    customers = run_all(hand_built_pairs(), seed=5)
     texts = "\n".join(m.text for c in customers for m in c.transcript)
     assert hashlib.sha256(texts.encode()).hexdigest() == PLAIN_DIGEST
     assert not any(m.reactions or m.intent == "reaction" for c in customers for m in c.transcript)

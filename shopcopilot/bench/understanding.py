@@ -413,15 +413,7 @@ def evaluate(
     report = Report()
     ids = [record["parent_asin"] for record in records]
     for number, case in enumerate(cases):
-        session = f"understanding-{number}"
-        agent.reset(session, {})
-        last_list: tuple = ()
-        for turn_number, turn in enumerate(case.turns, 1):
-            last_list = turn.shown or last_list
-            _show(
-                agent, session, turn, turn_number, _asins(last_list, ids), _asins(turn.shown, ids)
-            )
-            result = agent.respond_traced(session, turn.user, turn_number)
+        for turn_number, turn, result in play_case(agent, case, f"understanding-{number}", ids):
             report.add(
                 case,
                 turn_number,
@@ -430,10 +422,32 @@ def evaluate(
             )
             if not case.exchange and turn.expect.get("item"):
                 report.first_items.add(agent, turn, result.response)
-        agent.forget(session)
         if progress:
             progress()
     return report
+
+
+def play_case(
+    agent: Any, case: Case, session: str, ids: Sequence[str], detailed: bool = True
+) -> Iterator[tuple[int, Turn, Any]]:
+    """Play one case in a fresh `session`: each turn's shown products and question are put into
+    the session first (`ids`: the real records' ids, by line); yields (turn number, turn, the
+    agent's traced result). The session is forgotten at the end."""
+    agent.reset(session, {})
+    last_list: tuple = ()
+    try:
+        for turn_number, turn in enumerate(case.turns, 1):
+            last_list = turn.shown or last_list
+            _show(
+                agent, session, turn, turn_number, _asins(last_list, ids), _asins(turn.shown, ids)
+            )
+            yield (
+                turn_number,
+                turn,
+                agent.respond_traced(session, turn.user, turn_number, detailed=detailed),
+            )
+    finally:
+        agent.forget(session)
 
 
 @dataclass(slots=True)
