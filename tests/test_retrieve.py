@@ -11,11 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from shopcopilot.index import CatalogIndex, open_index
 from shopcopilot.index.features import FeatureStore, load_or_build
+from shopcopilot.index.query import RowHits
 from shopcopilot.retrieve import Candidates, RetrievalSettings, retrieve
+from shopcopilot.retrieve.candidates import build_query, split_common, with_common_words
 from shopcopilot.retrieve.facts import fact_rows
 from shopcopilot.state import Constraint, Fragment, ShoppingState
 from shopcopilot.terms import Attribute, Level, Status
@@ -245,3 +248,54 @@ def test_requirements_held_by_more_products_than_the_window_add_nothing(look_ali
     # Only products in the category: the sundresses say every word too.
     rows = fact_rows(formal_dress("viscose zip back"), features, 20)
     assert index.store.asins_for_rows((rows + 1).tolist()) == ["TARGET"]
+
+
+# --- two passes: common words score the candidates the selective words find -----------------
+
+
+def test_words_more_products_hold_than_the_bound_leave_the_search_with_their_boosts(look_alikes):
+    _, features = look_alikes
+    query = build_query(formal_dress("viscose zip back"))
+    selective, common = split_common(query, features, 20)  # every product says viscose and zip
+    kept = {word for clause in selective.clauses for word in clause.words}
+    assert "back" in kept and "formal" in kept
+    assert not kept & {"viscose", "zip"}
+    assert common["viscose"] == common["zip"] == 0.7  # one soft fragment's boost each
+    # Nothing selective to search with, no bound, or a catalog within it: the whole query.
+    only_common = build_query(state_of(fragments=(Fragment("viscose zip", 1, 0),)))
+    for args in ((only_common, features, 20), (query, features, None), (query, features, 31)):
+        assert split_common(*args) == (args[0], {})
+
+
+def test_a_candidate_holding_the_common_words_gains_their_share(look_alikes):
+    index, features = look_alikes
+    target, sundress = (features.row_of(a) + 1 for a in ("TARGET", "SUN00"))  # store rows
+    hits = RowHits([sundress, target], [1.0, 1.0])
+    # Only TARGET's text says "imported"; both say "viscose".
+    assert list(with_common_words(hits, {"imported": 1.0}, features, 6.0, 2).rows) == [
+        target,
+        sundress,
+    ]
+    assert with_common_words(hits, {"viscose": 1.0}, features, 6.0, 1).rows == [sundress]
+
+
+def test_two_passes_find_what_one_search_finds_where_the_words_allow(look_alikes):
+    index, features = look_alikes
+    state = formal_dress("viscose zip back")
+    wide = replace(DEFAULT, base_window=40, facts_ratio=0.0)
+    one_pass = retrieve(state, index, replace(wide, common_holders=None), features)
+    two_passes = retrieve(state, index, replace(wide, common_holders=20), features)
+    assert set(ids(index, two_passes)) == set(ids(index, one_pass))
+    # The look-alikes lead both (the common words add the same to each), then the same order.
+    assert ids(index, two_passes) == ids(index, one_pass)
+
+
+def test_the_rows_holding_a_word_are_found_in_any_order(look_alikes):
+    _, features = look_alikes
+    rows = np.array([30, 2, 17, 0, 12, 5], dtype=np.int64)
+    postings = features.postings("words")
+    ids_ = features.word_ids("back")
+    expected = [bool(set(ids_) & set(features.words.row(r).tolist())) for r in rows]
+    assert postings.held_by(ids_, rows).tolist() == expected
+    assert any(expected) and not all(expected)
+    assert features.holder_count("back") == 19 and features.holder_count("dresses") == 31

@@ -159,6 +159,22 @@ class Postings:
     def rows_of(self, wanted: int) -> np.ndarray:
         return self.rows[self.ptr[wanted] : self.ptr[wanted + 1]]
 
+    def held_by(self, ids: Iterable[int], rows: np.ndarray) -> np.ndarray:
+        """Per row: does any of `ids` list it? A binary search of the rows in each id's sorted
+        rows, in ascending order (each search starts where the last ended): a few thousand
+        lookups, where a mask over the catalog would cost a pass over a common word's rows."""
+        order = np.argsort(rows, kind="stable")
+        ascending = rows[order]
+        found = np.zeros(len(rows), dtype=bool)
+        for number in ids:
+            held = self.rows_of(number)
+            if len(held):
+                wanted = ascending.astype(held.dtype, copy=False)
+                found |= held.take(held.searchsorted(wanted), mode="clip") == wanted
+        out = np.empty_like(found)
+        out[order] = found
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class Holders:
@@ -317,6 +333,21 @@ class FeatureStore:
             self._holders[key] = found
             self._holders_bytes += found.nbytes
         return found
+
+    def word_ids(self, word: str) -> tuple[int, ...]:
+        """The ids of an index token and of its category stem ("shoes": the word in titles and
+        features, "shoe" in category paths), where the store has them."""
+        forms = dict.fromkeys((word, text_module.stem(word)))
+        return tuple(i for i in map(self.word_id.get, forms) if i is not None)
+
+    def holder_count(self, word: str) -> int:
+        """About how many products hold an index token (its commoner form's count)."""
+        ptr = self.postings("words").ptr
+        return max((int(ptr[i + 1] - ptr[i]) for i in self.word_ids(word)), default=0)
+
+    def holds_word(self, word: str, rows: np.ndarray) -> np.ndarray:
+        """Per row: does the product hold the index token (or its category stem)?"""
+        return self.postings("words").held_by(self.word_ids(word), rows)
 
     def facets(self, rows: list[int]) -> list[Facets]:
         """The rows' canonical values, in order; rows not seen before are decoded together."""

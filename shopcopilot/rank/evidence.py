@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
-from ..index.features import FeatureStore, Postings
+from ..index.features import FeatureStore
 from ..index.text import F_PLURALS, STOPWORDS, stem, tokens
 from ..state.critique import CUES
 from ..state.model import Constraint, Fragment
@@ -84,21 +84,8 @@ def _presence(
     for word in sorted(stems):
         forms = word_forms(word) if plural_forms else (word,)
         ids = [i for i in map(features.word_id.get, forms) if i is not None]
-        present[word] = _held(postings, ids, rows)
+        present[word] = postings.held_by(ids, rows)
     return present
-
-
-def _held(postings: Postings, ids: list[int], rows: np.ndarray) -> np.ndarray:
-    """Per row: does any of `ids` list it? A binary search of the candidates in each id's
-    sorted rows: a few hundred lookups, where a mask over the catalog would cost a pass over a
-    common word's rows (a million products: most of a turn's ranking time)."""
-    out = np.zeros(len(rows), dtype=bool)
-    for number in ids:
-        held = postings.rows_of(number)
-        if len(held):
-            wanted = rows.astype(held.dtype, copy=False)
-            out |= held.take(held.searchsorted(wanted), mode="clip") == wanted
-    return out
 
 
 # -- requirement fragments ---------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -46,6 +47,16 @@ class RetrievalSettings:
     # count, not a share, so a smaller catalog is searched exactly as without it. None (the
     # default): every word is searched; the bound cost quality at a million (docs/benchmarks.md).
     max_postings: int | None = None
+    # Two passes at scale: words held by more than `common_holders` products (the feature store's
+    # count) are left out of the scored search, which then looks `common_depth` windows deep; each
+    # product found gains what the common words it holds would have added (an estimate of their
+    # BM25 share: the clause's boost x the word's IDF x `common_weight`), and the best window by
+    # that sum stays. The common words' postings are most of a search's cost at a million
+    # products and their scores are flat. A count, not a share: None, or a catalog smaller than
+    # the bound, searches every word in one pass.
+    common_holders: int | None = 200_000
+    common_depth: int = 4
+    common_weight: float = 6.0
     # A price said as a goal ("around $100") bounds the search to the band a shopper means by
     # it (state/budget.py, AROUND), as a limit does. Off for the benchmark, on for people.
     goal_band: bool = False
@@ -121,13 +132,16 @@ def retrieve(
         return out
     filters = budget_filters(state, settings.goal_band)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
-    searches = [(replace(query, max_postings=settings.max_postings), window)]
+    selective, common = split_common(query, features, settings.common_holders)
+    depth = window * settings.common_depth if common else window
+    searches = [(replace(selective, max_postings=settings.max_postings), depth)]
     # A named brand is a short list of its own: make sure it is among the candidates.
     searches += [
         (Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window)
         for c in state.active(Attribute.BRAND)
     ]
-    # Products quoting the shopper's requirements word for word, in one query.
+    # Products quoting the shopper's requirements word for word, in one query: a product quoting
+    # several comes first.
     phrases = tuple(
         phrase(f.text, fields=PHRASE_FIELDS)
         for f in state.active_fragments()
@@ -137,6 +151,8 @@ def retrieve(
         limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
         searches.append((Query(phrases, max_postings=settings.max_postings), limit))
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
+    if common and features is not None:
+        main = with_common_words(main, common, features, settings.common_weight, window)
     found = [main, *map(_unscored, others)]
     if (
         features is not None
@@ -147,6 +163,48 @@ def retrieve(
         found.insert(1, RowHits((rows + 1).tolist(), [0.0] * len(rows)))  # feature -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
+
+
+def split_common(
+    query: Query, features: FeatureStore | None, bound: int | None
+) -> tuple[Query, dict[str, float]]:
+    """The query without the optional words more than `bound` products hold, and those words
+    with their summed clause boosts; the whole query when it has no such word or no other."""
+    if features is None or bound is None or len(features) <= bound:
+        return query, {}
+    common: dict[str, float] = {}
+    kept = []
+    for clause in query.clauses:
+        if clause.phrase or clause.occur is not Occur.SHOULD:
+            kept.append(clause)
+            continue
+        rare = [w for w in clause.words if features.holder_count(w) <= bound]
+        for word in clause.words:
+            if word not in rare:
+                common[word] = common.get(word, 0.0) + clause.boost
+        if rare:
+            kept.append(replace(clause, text=" ".join(rare)))
+    if not common or not kept:
+        return query, {}
+    return Query(tuple(kept), max_postings=query.max_postings), common
+
+
+def with_common_words(
+    hits: RowHits, common: dict[str, float], features: FeatureStore, weight: float, window: int
+) -> RowHits:
+    """The best `window` of `hits` once each gains its common words' estimated share."""
+    if not hits.rows:
+        return hits
+    rows = np.asarray(hits.rows, dtype=np.int64)
+    scores = np.asarray(hits.scores, dtype=np.float64).copy()
+    feature_rows = rows - 1  # store rows -> feature rows
+    total = len(features)
+    for word, boost in common.items():
+        held = features.holder_count(word)
+        idf = math.log(1.0 + (total - held + 0.5) / (held + 0.5))
+        scores += boost * idf * weight * features.holds_word(word, feature_rows)
+    best = np.argsort(-scores, kind="stable")[:window]
+    return RowHits(rows[best].tolist(), scores[best].tolist())
 
 
 def within_budget(rows: np.ndarray, features: FeatureStore, filters: Filters | None) -> np.ndarray:
