@@ -28,6 +28,7 @@ class RetrievalSettings:
     max_window: int = 600
     phrase_window: int = 100  # per quoted requirement
     max_phrase_hits: int = 300  # all quoted requirements together: bounds the slowest turns
+    max_quotes: int | None = 3  # the newest requirements searched word for word (None: all)
     brand_window: int = 100
     browsing_window_bonus: int = 50
     # Index fields the agent does not search. Descriptions are long marketing text: searching
@@ -146,7 +147,7 @@ def retrieve(
         phrase(f.text, fields=PHRASE_FIELDS)
         for f in state.active_fragments()
         if len(tokens(f.text)) >= 2
-    )
+    )[-(settings.max_quotes or 0) :]
     if phrases and settings.phrase_window:
         limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
         searches.append((Query(phrases, max_postings=settings.max_postings), limit))
