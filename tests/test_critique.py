@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -131,6 +132,19 @@ def test_cheaper_than_a_product_caps_the_budget_at_its_price(lexicon):
     assert diffs[-1].references[0]["positions"] == [1]
     assert diffs[-1].critiques[0]["kind"] == "cheaper"
     assert "$54" in state.critiques[-1].effect
+
+
+def test_cheaper_than_a_product_with_no_price_is_read_against_the_middle_shown_price(lexicon):
+    unpriced = [replace(WALLETS[0], price=None), *WALLETS[1:], replace(WALLETS[2], position=4)]
+    state, _ = played(lexicon, "I need a wallet", "the first one but cheaper", shown=unpriced)
+    budget = state.active("budget")
+    assert [c.data["max"] for c in budget] == [31.0]  # of 19.5, 31 and 31
+    assert budget[0].data["critique"]["middle"] and not budget[0].data["critique"]["pointed"]
+    assert "middle price shown ($31;" in state.critiques[-1].effect
+    # Nothing shown has a price: no budget to set.
+    no_prices = [replace(w, price=None) for w in WALLETS]
+    state, _ = played(lexicon, "I need a wallet", "the first one but cheaper", shown=no_prices)
+    assert not state.active("budget")
 
 
 def test_more_upscale_starts_the_budget_at_the_price(lexicon):

@@ -440,6 +440,8 @@ def _price_answer(price: float, said: dict) -> str:
     if said.get("pointed", True):
         which = "you liked" if said.get("liked") else "you pointed at"
         return f"${price:g}, {relation} the ${said['price']:g} one {which}"
+    if said.get("middle"):
+        return f"${price:g}, {relation} the middle price shown (${said['price']:g})"
     which = "the cheapest" if cheaper else "the priciest"
     return f"${price:g}, {relation} {which} shown (${said['price']:g})"
 

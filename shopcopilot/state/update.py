@@ -472,8 +472,13 @@ def _price_budget(
 ) -> Effect:
     """ "Cheaper" caps the budget at the (lowest) critiqued price, "nicer" starts it at the
     (highest); a number the shopper states in the same breath wins, and so does a tighter
-    budget they set before."""
+    budget they set before. A product pointed at that lists no price is read against the middle
+    price of the list it was in ("the second one but cheaper" still means cheaper)."""
     prices = [p.price for p in products if p.price is not None]
+    middle = not prices and critique.pointed
+    if middle:
+        listed = sorted(s.price for s in shown if s.price is not None)
+        prices = listed[len(listed) // 2 : len(listed) // 2 + 1]
     if not prices:
         return "", {}
     cheaper = critique.kind == "cheaper"
@@ -514,14 +519,20 @@ def _price_budget(
                 "kind": critique.kind,
                 "price": price,
                 "positions": list(critique.positions),
-                "pointed": critique.pointed,
+                "pointed": critique.pointed and not middle,
                 "liked": critique.liked,
+                "middle": middle,
             },
         },
     )
     state.constraints.append(constraint)
     diff.added.append(constraint.described())
-    return f"{'cheaper' if cheaper else 'pricier'} than the ${price:g} one: {constraint.value}", {}
+    than = (
+        f"the middle price shown (${price:g}; that one lists none)"
+        if middle
+        else f"the ${price:g} one"
+    )
+    return f"{'cheaper' if cheaper else 'pricier'} than {than}: {constraint.value}", {}
 
 
 def _describe_range(low: float | None, high: float | None) -> str:
