@@ -9,11 +9,11 @@ import numpy as np
 
 from ..index.features import FeatureStore
 from ..index.query import Filters, Occur, Query, RowHits, phrase, terms
-from ..index.text import tokens
+from ..index.text import stem, tokens
 from ..state.budget import around
 from ..state.model import ShoppingState
 from ..terms import Attribute, Level
-from .facts import fact_rows
+from .facts import fact_rows, rows_holding
 
 # Phrase clauses look where the shopper's quoted requirements come from.
 PHRASE_FIELDS = ("features", "details", "title", "description")
@@ -158,7 +158,7 @@ def retrieve(
     if (
         features is not None
         and state.active_fragments()
-        and large_category(state, index, window, settings, filters, weights)
+        and large_category(state, index, window, settings, filters, weights, features)
     ):
         rows = within_budget(fact_rows(state, features, window), features, filters)
         found.insert(1, RowHits((rows + 1).tolist(), [0.0] * len(rows)))  # feature -> store rows
@@ -229,15 +229,22 @@ def large_category(
     settings: RetrievalSettings,
     filters: Filters | None,
     weights: dict[str, float],
+    features: FeatureStore | None = None,
 ) -> bool:
     """Do the products whose category paths hold every word the shopper named the item with
     (within the budget) outnumber the window `facts_ratio` times? Words no path holds (a
-    shopper's own word for the item) make no large category."""
+    shopper's own word for the item) make no large category. With the feature store the paths'
+    stems are counted there (a search counting a word every path holds, under a price filter,
+    walked a million products)."""
     words = [tokens(c.text or c.value) for c in state.active(Attribute.CATEGORY)[-1:]]
     if not words or not words[0] or not settings.facts_ratio:
         return False
+    limit = settings.facts_ratio * window
+    if features is not None:
+        stems = [("category_stems", stem(w)) for w in words[0]]
+        return len(within_budget(rows_holding(features, stems), features, filters)) > limit
     inside = Query((terms(" ".join(words[0]), occur=Occur.MUST, fields=("categories",)),))
-    return index.count(inside, filters=filters, weights=weights) > settings.facts_ratio * window
+    return index.count(inside, filters=filters, weights=weights) > limit
 
 
 def meaning_text(state: ShoppingState) -> str:

@@ -28,12 +28,22 @@ def fact_rows(state: ShoppingState, features: FeatureStore, limit: int) -> np.nd
     category = state.active(Attribute.CATEGORY)[-1:]
     stems = sorted(category[0].data.get("words", {})) if category else []
     wanted = [("category_stems", s) for s in stems] + [("words", w) for w in words]
+    rows = rows_holding(features, wanted)
+    return rows if 0 < len(rows) <= limit else NONE
+
+
+def rows_holding(features: FeatureStore, wanted: list[tuple[str, str]]) -> np.ndarray:
+    """Feature rows, ascending, listed in every (postings, word) wanted: a word's rows in
+    "words" or a stem's in "category_stems". Empty when a word is in none (a paraphrase, a
+    typo)."""
     lists = []
     for postings, word in wanted:
         number = features.word_id.get(word)
         if number is None:
-            return NONE  # a word no product holds (a paraphrase, a typo)
+            return NONE
         lists.append(features.postings(postings).rows_of(number))
+    if not lists:
+        return NONE
     # From the shortest list, keep the rows every other (sorted) list holds: a binary search
     # per kept row, where a mask over every row would cost a pass over the catalog per word.
     lists.sort(key=len)
@@ -42,4 +52,4 @@ def fact_rows(state: ShoppingState, features: FeatureStore, limit: int) -> np.nd
         if not len(rows):
             break
         rows = rows[held.take(held.searchsorted(rows), mode="clip") == rows]
-    return rows.astype(np.int64) if 0 < len(rows) <= limit else NONE
+    return rows.astype(np.int64)
