@@ -23,19 +23,7 @@ import numpy as np
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--work", type=Path, required=True, help="benchmarks/scale.py's --work")
-    parser.add_argument("--size", type=int, default=1_000_000)
-    parser.add_argument("--sessions", type=int, default=40, help="the first N of the 200")
-    parser.add_argument("--protocol", choices=("official", "natural"), default="official")
-    parser.add_argument("--seed", type=int, default=3)
-    parser.add_argument("-o", "--output", type=Path, help="every turn's record, as JSON")
-    parser.add_argument(
-        "--retrieval", action="append", default=[], metavar="NAME=VALUE", help="as in scale.py"
-    )
-    args = parser.parse_args()
+    args = session_arguments(__doc__, sessions=40).parse_args()
     os.environ.setdefault("SHOPCOPILOT_CACHE", str(args.work / f"cache-{args.size}"))
     runs = trace(args)
     summary = summarise(runs)
@@ -44,11 +32,30 @@ def main() -> None:
         args.output.write_text(json.dumps(runs, indent=1))
 
 
-def trace(args: argparse.Namespace) -> list[dict[str, Any]]:
+def session_arguments(doc: str | None, sessions: int) -> argparse.ArgumentParser:
+    """The options of a script that plays `benchmarks/scale.py`'s generated sessions."""
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--work", type=Path, required=True, help="benchmarks/scale.py's --work")
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--sessions", type=int, default=sessions, help="the first N of the 200")
+    parser.add_argument("--protocol", choices=("official", "natural"), default="official")
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("-o", "--output", type=Path, help="every turn's record, as JSON")
+    parser.add_argument(
+        "--retrieval", action="append", default=[], metavar="NAME=VALUE", help="as in scale.py"
+    )
+    return parser
+
+
+def opened(args: argparse.Namespace) -> tuple[Any, list[Any], Any]:
+    """The copilot on the size's catalog (warmed up), the first `--sessions` generated sessions
+    and the harness's data for them (`--work`, `--size`, `--seed`, `--retrieval`)."""
     from scale import _settings  # benchmarks/scale.py, beside this script
 
     from shopcopilot.agent import Agent
-    from shopcopilot.bench.runner import BenchData, RunSettings, run_session
+    from shopcopilot.bench.runner import BenchData
     from shopcopilot.bench.sessions_io import load_sessions
 
     stem = f"sessions-{args.size}-iid200-seed{args.seed}"
@@ -57,7 +64,13 @@ def trace(args: argparse.Namespace) -> list[dict[str, Any]]:
     catalog = args.work / f"synthetic-{args.size}-seed7.jsonl.gz"
     agent = Agent(catalog, settings=_settings(1.0, args.retrieval), warm_up=False)
     agent.warm_up()
-    data = BenchData(str(catalog), _Known(agent.features.asins), targets)
+    return agent, sessions, BenchData(str(catalog), _Known(agent.features.asins), targets)
+
+
+def trace(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from shopcopilot.bench.runner import RunSettings, run_session
+
+    agent, sessions, data = opened(args)
     watched: dict[str, Any] = {}
     retrieve, rank = agent._retrieve, agent._rank
 

@@ -18,7 +18,6 @@ import json
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,19 +26,10 @@ STAGES = ("_state", "_retrieve", "_rank", "_decide", "_respond")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--work", type=Path, required=True, help="benchmarks/scale.py's --work")
-    parser.add_argument("--size", type=int, default=1_000_000)
-    parser.add_argument("--sessions", type=int, default=80, help="the first N of the 200")
-    parser.add_argument("--protocol", choices=("official", "natural"), default="official")
-    parser.add_argument("--seed", type=int, default=3)
+    from scale_trace import session_arguments  # beside this script
+
+    parser = session_arguments(__doc__, sessions=80)
     parser.add_argument("--slowest", type=int, default=10, help="turns to print by stage")
-    parser.add_argument("-o", "--output", type=Path, help="every turn's record, as JSON")
-    parser.add_argument(
-        "--retrieval", action="append", default=[], metavar="NAME=VALUE", help="as in scale.py"
-    )
     args = parser.parse_args()
     os.environ.setdefault("SHOPCOPILOT_CACHE", str(args.work / f"cache-{args.size}"))
     turns = play(args)
@@ -49,19 +39,12 @@ def main() -> None:
 
 
 def play(args: argparse.Namespace) -> list[dict[str, Any]]:
-    from scale import _settings  # benchmarks/scale.py, beside this script
+    from scale_trace import opened  # beside this script
 
-    from shopcopilot.agent import Agent
-    from shopcopilot.bench.runner import BenchData, RunSettings, run_session
-    from shopcopilot.bench.sessions_io import load_sessions
+    from shopcopilot.bench.runner import RunSettings, run_session
     from shopcopilot.index.tantivy_backend import TantivyBackend
 
-    stem = f"sessions-{args.size}-iid200-seed{args.seed}"
-    sessions = load_sessions(args.work / f"{stem}.jsonl")[: args.sessions]
-    targets = json.loads((args.work / f"{stem}.targets.json").read_text())
-    catalog = args.work / f"synthetic-{args.size}-seed7.jsonl.gz"
-    agent = Agent(catalog, settings=_settings(1.0, args.retrieval), warm_up=False)
-    agent.warm_up()
+    agent, sessions, data = opened(args)
     turn: dict[str, Any] = {}
 
     def timed(name: str, method: Callable[..., Any], searched: bool = False) -> Callable[..., Any]:
@@ -94,7 +77,6 @@ def play(args: argparse.Namespace) -> list[dict[str, Any]]:
         return out
 
     agent.respond = respond_timed  # type: ignore[method-assign]
-    data = BenchData(str(catalog), _Known(agent.features.asins), targets)
     try:
         for session in sessions:
             run_session(
@@ -103,14 +85,6 @@ def play(args: argparse.Namespace) -> list[dict[str, Any]]:
     finally:
         TantivyBackend.ranked_rows, TantivyBackend.count = search, count  # type: ignore[method-assign]
     return turns
-
-
-class _Known:
-    def __init__(self, keys: Any) -> None:
-        self.keys = keys
-
-    def __contains__(self, asin: object) -> bool:
-        return asin in self.keys
 
 
 def summarise(turns: list[dict[str, Any]], slowest: int) -> dict[str, Any]:
