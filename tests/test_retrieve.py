@@ -18,7 +18,12 @@ from shopcopilot.index import CatalogIndex, open_index
 from shopcopilot.index.features import FeatureStore, load_or_build
 from shopcopilot.index.query import RowHits
 from shopcopilot.retrieve import Candidates, RetrievalSettings, retrieve
-from shopcopilot.retrieve.candidates import build_query, split_common, with_common_words
+from shopcopilot.retrieve.candidates import (
+    build_query,
+    quotes_cap,
+    split_common,
+    with_common_words,
+)
 from shopcopilot.retrieve.facts import fact_rows
 from shopcopilot.state import Constraint, Fragment, ShoppingState
 from shopcopilot.terms import Attribute, Level, Status
@@ -299,3 +304,10 @@ def test_the_rows_holding_a_word_are_found_in_any_order(look_alikes):
     assert postings.held_by(ids_, rows).tolist() == expected
     assert any(expected) and not all(expected)
     assert features.holder_count("back") == 19 and features.holder_count("dresses") == 31
+
+
+def test_only_a_catalog_past_the_bound_caps_the_quotes(look_alikes):
+    _, features = look_alikes  # 31 products
+    assert quotes_cap(DEFAULT, features) is None
+    assert quotes_cap(DEFAULT, None) is None
+    assert quotes_cap(replace(DEFAULT, common_holders=20), features) == DEFAULT.max_quotes == 3

@@ -28,7 +28,10 @@ class RetrievalSettings:
     max_window: int = 600
     phrase_window: int = 100  # per quoted requirement
     max_phrase_hits: int = 300  # all quoted requirements together: bounds the slowest turns
-    max_quotes: int | None = 3  # the newest requirements searched word for word (None: all)
+    # In a catalog of more than `common_holders` products, only the newest requirements are
+    # searched word for word (None: all): there a long quote of words thousands of products share
+    # costs up to 100 ms of phrase matching. A smaller catalog searches every quote.
+    max_quotes: int | None = 3
     brand_window: int = 100
     browsing_window_bonus: int = 50
     # Index fields the agent does not search. Descriptions are long marketing text: searching
@@ -147,7 +150,7 @@ def retrieve(
         phrase(f.text, fields=PHRASE_FIELDS)
         for f in state.active_fragments()
         if len(tokens(f.text)) >= 2
-    )[-(settings.max_quotes or 0) :]
+    )[-(quotes_cap(settings, features) or 0) :]
     if phrases and settings.phrase_window:
         limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
         searches.append((Query(phrases, max_postings=settings.max_postings), limit))
@@ -164,6 +167,13 @@ def retrieve(
         found.insert(1, RowHits((rows + 1).tolist(), [0.0] * len(rows)))  # feature -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
+
+
+def quotes_cap(settings: RetrievalSettings, features: FeatureStore | None) -> int | None:
+    """How many of the newest quotes the quote search holds in this catalog (None: all)."""
+    bound = settings.common_holders
+    at_scale = features is not None and bound is not None and len(features) > bound
+    return settings.max_quotes if at_scale else None
 
 
 def split_common(
