@@ -301,7 +301,7 @@ def test_the_rows_holding_a_word_are_found_in_any_order(look_alikes):
     postings = features.postings("words")
     ids_ = features.word_ids("back")
     expected = [bool(set(ids_) & set(features.words.row(r).tolist())) for r in rows]
-    assert postings.held_by(ids_, rows).tolist() == expected
+    assert postings.held_by([ids_], rows)[0].tolist() == expected
     assert any(expected) and not all(expected)
     assert features.holder_count("back") == 19 and features.holder_count("dresses") == 31
 

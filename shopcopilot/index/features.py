@@ -20,7 +20,7 @@ import mmap
 import multiprocessing
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -159,20 +159,24 @@ class Postings:
     def rows_of(self, wanted: int) -> np.ndarray:
         return self.rows[self.ptr[wanted] : self.ptr[wanted + 1]]
 
-    def held_by(self, ids: Iterable[int], rows: np.ndarray) -> np.ndarray:
-        """Per row: does any of `ids` list it? A binary search of the rows in each id's sorted
-        rows, in ascending order (each search starts where the last ended): a few thousand
-        lookups, where a mask over the catalog would cost a pass over a common word's rows."""
+    def held_by(self, groups: Sequence[Iterable[int]], rows: np.ndarray) -> list[np.ndarray]:
+        """Per group of ids (a word's forms), per row: does any of the group's ids list it? A
+        binary search of the rows, sorted once, in each id's sorted rows (each search starts
+        where the last ended): a few thousand lookups, where a mask over the catalog would cost
+        a pass over a common word's rows."""
         order = np.argsort(rows, kind="stable")
         ascending = rows[order]
-        found = np.zeros(len(rows), dtype=bool)
-        for number in ids:
-            held = self.rows_of(number)
-            if len(held):
-                wanted = ascending.astype(held.dtype, copy=False)
-                found |= held.take(held.searchsorted(wanted), mode="clip") == wanted
-        out = np.empty_like(found)
-        out[order] = found
+        out = []
+        for ids in groups:
+            found = np.zeros(len(rows), dtype=bool)
+            for number in ids:
+                held = self.rows_of(number)
+                if len(held):
+                    wanted = ascending.astype(held.dtype, copy=False)
+                    found |= held.take(held.searchsorted(wanted), mode="clip") == wanted
+            in_order = np.empty_like(found)
+            in_order[order] = found
+            out.append(in_order)
         return out
 
 
@@ -345,9 +349,9 @@ class FeatureStore:
         ptr = self.postings("words").ptr
         return max((int(ptr[i + 1] - ptr[i]) for i in self.word_ids(word)), default=0)
 
-    def holds_word(self, word: str, rows: np.ndarray) -> np.ndarray:
-        """Per row: does the product hold the index token (or its category stem)?"""
-        return self.postings("words").held_by(self.word_ids(word), rows)
+    def holds_words(self, words: Sequence[str], rows: np.ndarray) -> list[np.ndarray]:
+        """Per word, per row: does the product hold the index token (or its category stem)?"""
+        return self.postings("words").held_by([self.word_ids(w) for w in words], rows)
 
     def facets(self, rows: list[int]) -> list[Facets]:
         """The rows' canonical values, in order; rows not seen before are decoded together."""

@@ -80,12 +80,10 @@ def _presence(
     """stem -> per candidate, do its words (or, without plural forms, its category stems) hold
     it."""
     postings = features.postings("words" if plural_forms else "category_stems")
-    present = {}
-    for word in sorted(stems):
-        forms = word_forms(word) if plural_forms else (word,)
-        ids = [i for i in map(features.word_id.get, forms) if i is not None]
-        present[word] = postings.held_by(ids, rows)
-    return present
+    words = sorted(stems)
+    forms = [word_forms(w) if plural_forms else (w,) for w in words]
+    ids = [[i for i in map(features.word_id.get, f) if i is not None] for f in forms]
+    return dict(zip(words, postings.held_by(ids, rows), strict=True))
 
 
 # -- requirement fragments ---------------------------------------------------

@@ -210,10 +210,11 @@ def with_common_words(
     scores = np.asarray(hits.scores, dtype=np.float64).copy()
     feature_rows = rows - 1  # store rows -> feature rows
     total = len(features)
-    for word, boost in common.items():
+    holding = features.holds_words(list(common), feature_rows)
+    for (word, boost), holds in zip(common.items(), holding, strict=True):
         held = features.holder_count(word)
         idf = math.log(1.0 + (total - held + 0.5) / (held + 0.5))
-        scores += boost * idf * weight * features.holds_word(word, feature_rows)
+        scores += boost * idf * weight * holds
     best = np.argsort(-scores, kind="stable")[:window]
     return RowHits(rows[best].tolist(), scores[best].tolist())
 
