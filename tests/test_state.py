@@ -6,6 +6,7 @@ import pytest
 
 from shopcopilot.state import Lexicon, ShoppingState
 from shopcopilot.state.budget import parse_budget
+from shopcopilot.state.parse import parse_message
 
 # `lexicon` (a few category paths, brands Nike and Cherokee), `make_lexicon` (those paths and
 # more) and `play` (messages played into a fresh state) come from conftest.py.
@@ -819,3 +820,47 @@ def test_a_shoppers_word_the_catalog_has_itself_is_kept():
         [],
     )
     assert set(lexicon.category_tokens("black heels")) == {"heel"}
+
+
+VERB_PATHS = {
+    ("Clothing, Shoes & Jewelry", "Men", "Accessories", "Collar Stays"): 5,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Underwear", "Slips"): 5,
+    ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Slippers"): 5,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses", "Cocktail"): 5,
+    ("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"): 5,
+    ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Pumps"): 5,
+}
+
+
+@pytest.mark.parametrize(
+    ("said", "wanted"),
+    [
+        ("i'd like to stay under $100 for a cocktail dress", "cocktail dress"),  # no Collar Stays
+        ("my grandma needs slippers she won't slip in", "slippers"),  # no Slips
+        ("pumps to go with my dress", "pumps"),  # what she has is not what she buys
+    ],
+)
+def test_a_verb_or_something_the_shopper_has_never_names_the_item(make_lexicon, play, said, wanted):
+    lexicon = make_lexicon(VERB_PATHS)
+    state, _ = play(lexicon, said)
+    assert item(state) == [wanted]
+
+
+def test_what_the_shopper_has_is_the_item_when_nothing_else_is_named(make_lexicon, play):
+    lexicon = make_lexicon(VERB_PATHS)
+    state, _ = play(lexicon, "i want to get my wife slippers")
+    assert item(state) == ["slippers"]
+
+
+@pytest.mark.parametrize(
+    ("said", "refused", "kept"),
+    [
+        ("no spandex yoga pants", {"spandex"}, {"yoga"}),  # the negator's scope ends at a value
+        ("nothing in red, blue or green", {"red", "blue", "green"}, set()),  # a list refused
+        ("no red, green is fine", {"red"}, {"green"}),  # a comma alone does not carry it on
+    ],
+)
+def test_how_far_a_negator_reaches(lexicon, said, refused, kept):
+    obs = parse_message(said, lexicon, None, True)
+    assert {m.text for m in obs.negated} == refused
+    assert {m.text for m in obs.values} >= kept

@@ -61,7 +61,7 @@ _ITEM_END = re.compile(rf"\s[-–—]\s|,\s|\s{_cue('description_starts')}\s", _
 _ALL_NEGATORS = "|".join(
     map(CONVERSATION.pattern, ("negators", "contrast_negators", "value_negators"))
 )
-_NEGATORS = re.compile(rf"(?:(?:{_ALL_NEGATORS})(?!-)|-free\b)[\w\s'-]{{0,12}}$", _I)
+_NEGATORS = re.compile(rf"((?:{_ALL_NEGATORS})(?!-)|-free\b)[\w\s'-]{{0,12}}$", _I)
 # "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
 # a negator; the last content word names the thing (English puts the head noun last).
 _WORDS_AFTER = r"\s+(?:(?:any|a|an|the)\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})"
@@ -121,10 +121,11 @@ def parse_message(
     said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
     obs.negated_words = _negated_free_words(text, lexicon)
-    _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
+    item_text = _without_owned(text, lexicon)  # offsets kept: the same pieces and spans
+    _read_pieces(text, item_text, original, lexicon, first_turn, last_question, current_item, obs)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)
-    _read_item_by_head(text, lexicon, first_turn, last_question, current_item, obs)
+    _read_item_by_head(item_text, lexicon, first_turn, last_question, current_item, obs)
     obs.category_text = _without_sizes(obs.category_text, obs.values)
     obs.category_text = _without_cut_values(obs.category_text, text, obs.values)
     return obs
@@ -216,7 +217,7 @@ def _head_phrase(text: str, lexicon: Lexicon) -> str:
     """The first head noun outside a rejection, with the few words before it in its clause that
     qualify it ("sterling silver necklace", "cozy cardigan"); '' when none."""
     rejected = [m.span() for m in _NEGATED_TAIL.finditer(text)]
-    for clause in _HEAD_CLAUSE.finditer(text):
+    for clause in _HEAD_CLAUSE.finditer(_without_verbs(text)):
         words = list(_WORD.finditer(clause.group()))
         for index, word in enumerate(words):
             at = clause.start() + word.start()
@@ -233,6 +234,53 @@ def _modifier(word: re.Match[str]) -> bool:
     """A word that can qualify an item: not a stop word, a number or a bit of chat."""
     token = word.group().lower()
     return token not in _CHATTER and not any(c.isdigit() for c in token)
+
+
+_PARTICLE = rf"(?:\s+{_cue('verb_particles')})?"
+# "she won't slip", "to stay under $100": the next word is a verb, though it may name a category
+# (Slips, Collar Stays). The lookaheads leave each word free to be the next cue ("won't").
+_VERB = re.compile(
+    rf"\b(?:{_cue('before_a_verb')})\s+(?=([a-z][a-z'’]*{_PARTICLE}))"
+    rf"|\b(?:{_cue('before_a_bare_verb')})\s+(?=([a-z]+(?<![^s]s)\b{_PARTICLE}))",
+    _I,
+)
+
+
+# "my work christmas party", "his old boots": up to three words after a possessive, to a pause
+# or a function word ("my husband that isn't ...").
+_POSSESSIVE = re.compile(rf"\b{_cue('possessives')}\s+", _I)
+_POSSESSED_WORD = re.compile(r"([a-z][\w'’-]*)\s*", _I)
+
+
+def _without_verbs(text: str) -> str:
+    """The text with the words used as verbs blanked out (offsets kept): no verb names the item."""
+    return _blanked(text, [m.span(1 if m.group(1) else 2) for m in _VERB.finditer(text)])
+
+
+def _without_owned(text: str, lexicon: Lexicon) -> str:
+    """The text with what the shopper already has blanked out ("shoes to go with my dress", "a
+    gift for my work christmas party: a cocktail dress"), unless nothing else in the message
+    names an item ("get my wife earrings")."""
+    owned = _blanked(
+        text, [span for m in _POSSESSIVE.finditer(text) for span in _owned(text, m.end())]
+    )
+    return owned if lexicon.category_tokens(_without_verbs(owned)) else text
+
+
+def _owned(text: str, at: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    while len(spans) < 3 and (word := _POSSESSED_WORD.match(text, at)):
+        if word.group(1).lower() in STOPWORDS:
+            break
+        spans.append(word.span(1))
+        at = word.end()
+    return spans
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 _HEAD_CLAUSE = re.compile(r"[^,.;:!?()]+")
@@ -289,17 +337,59 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         if any(start <= mention.start < end for start, end in talk):
             continue  # "gift hunting", "I'm hunting for": no outdoor use
         before = text[max(0, mention.start - 40) : mention.start]
-        negated = _NEGATORS.search(before) and not _clause_break(before)
-        if negated or _NEGATED_AFTER.match(text, mention.end):
+        negator = _NEGATORS.search(before)
+        negated = (
+            negator
+            and not _clause_break(before)
+            and not _named_after(
+                mentions, mention, text, mention.start - len(before) + negator.end(1)
+            )
+        )
+        if (
+            negated
+            or _NEGATED_AFTER.match(text, mention.end)
+            or _listed_with(obs.negated, mention, text)
+        ):
             if mention.start < listed_from:
                 obs.negated.append(mention)
         else:
             obs.values.append(mention)
 
 
+def _listed_with(negated: list[Mention], mention: Mention, text: str) -> bool:
+    """Is the value listed right after a refused one of its kind ("nothing in red, blue or
+    green")?"""
+    last = negated[-1] if negated else None
+    if not last or last.facet != mention.facet or last.end > mention.start:
+        return False
+    if _OR.fullmatch(text, last.end, mention.start):
+        return True
+    # After a bare comma only where the list goes on to an "or" ("no red, green is fine": green).
+    return bool(_COMMA.fullmatch(text, last.end, mention.start) and _OR.match(text, mention.end))
+
+
+_OR = re.compile(r"\s*(?:[,/]\s*)?(?:or|nor)\s+|\s*/\s*", _I)
+_COMMA = re.compile(r"\s*,\s*")
+
+
+def _named_after(mentions: list[Mention], mention: Mention, text: str, start: int) -> bool:
+    """Does another value stand between the negator's words and this one with no "or" or comma
+    joining them ("no spandex yoga pants": spandex is refused, yoga pants wanted)?"""
+    return any(
+        start <= other.start
+        and other.end <= mention.start
+        and not _JOINED.search(text, other.end, mention.start)
+        for other in mentions
+        if other is not mention
+    )
+
+
+_JOINED = re.compile(r"\b(?:or|and|nor)\b|[,/&]", _I)
+
+
 def _request_spans(text: str) -> list[tuple[int, int]]:
     """The lead-in of each sentence that asks for something ("hey there, I'm hunting for")."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     for sentence in re.finditer(r"[^.;!?\n]+", text):
         if request := _SEEKING.match(sentence.group()):
             spans.append((sentence.start(), sentence.start() + request.end()))
@@ -360,6 +450,7 @@ _NOT_A_THING = CONVERSATION.words["not_a_thing"]
 
 def _read_pieces(
     text: str,
+    item_text: str,
     original: str,
     lexicon: Lexicon,
     first_turn: bool,
@@ -375,8 +466,9 @@ def _read_pieces(
     listed_from, position = _requirement_list_start(text), 0
     for piece, written in zip(pieces, as_written, strict=True):
         position = text.find(piece, position)
+        named = item_text[position : position + len(piece)]  # what the shopper has blanked out
         category = _category_statement(
-            _without_indifference(piece), lexicon, first_turn, last_question, current, obs
+            _without_indifference(named), lexicon, first_turn, last_question, current, obs
         )
         if category and not obs.category_text:
             obs.category_text = category
@@ -394,10 +486,12 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     rejection, money or values the vocabulary reads anyway. Words before the item are mostly
     its name ("house slippers") or values read anyway ("waterproof boots")."""
     request = _requested(piece)
-    at = request[1].find(item) if request else -1
-    if not request or at < 0:
+    # The item was read with verbs and owned things blanked out: find its first and last words.
+    words = item.split()
+    said = request and words and re.search(_spread(words), request[1])
+    if not request or not said:
         return ""
-    body, end = request[1], at + len(item)
+    body, end = request[1], said.end()
     # Only the item's own clause: "a tote for work, my son needs one too".
     stop = (body.find(",", end) + 1 or len(body) + 1) - 1
     rest = _fragment(body[end:stop].strip())
@@ -411,6 +505,11 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
         and not any(a <= word.start() < b for a, b in covered)
     ]
     return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
+
+
+def _spread(words: list[str]) -> str:
+    """The item's first to last word, whatever was blanked out between them when it was read."""
+    return re.escape(words[0]) + (f".*?{re.escape(words[-1])}" if len(words) > 1 else "")
 
 
 # Words that carry no wish about the product: money, cue words, "to be exact", "closure".
@@ -445,7 +544,7 @@ def _category_statement(
     read = _requested(piece)
     if read is None:
         return ""
-    seeking, body = read
+    seeking, body = read[0], _without_verbs(read[1])
     if not lexicon.category_tokens(_without_mentions(body, lexicon)):
         return ""
     words = lexicon.category_tokens(body)
