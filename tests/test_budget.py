@@ -194,6 +194,11 @@ def test_sizes_said_as_numbers_are_sizes(text, asked, sizes, budget):
         ("my 6 month old needs a hat", []),
         ("a 35b bra", []),  # bands are even
         ("40mm watch", []),
+        ("S or M, I'm between sizes", ["S", "M"]),  # one capital letter alone is a size
+        ("the M&S one", []),
+        ("Levi's jeans", []),
+        ("in size 7-8 toddler", ["7-8"]),  # a kids' size sold as a range
+        ("10-12 years", ["10-12"]),
     ],
 )
 def test_toddler_baby_and_bra_sizes_are_sizes_never_money(text, sizes):
@@ -369,3 +374,8 @@ def test_the_s_of_sizes_is_no_size_small():
     numbers = read_numbers("i'm a 39 in euro sizes, boots around 80 euros")
     assert [m.value for m in numbers.sizes] == ["39"]
     assert numbers.budget is not None and numbers.budget.target == 80.0
+
+
+def test_a_shoe_size_with_its_width_glued_on_is_both():
+    numbers = read_numbers("8W please")
+    assert [(m.facet, m.value) for m in numbers.sizes] == [("size", "8"), ("width", "wide")]

@@ -864,3 +864,8 @@ def test_how_far_a_negator_reaches(lexicon, said, refused, kept):
     obs = parse_message(said, lexicon, None, True)
     assert {m.text for m in obs.negated} == refused
     assert {m.text for m in obs.values} >= kept
+
+
+@pytest.mark.parametrize("said", ["the last one is way too tall", "too formal for me"])
+def test_a_value_after_too_is_a_complaint_never_a_wish(lexicon, said):
+    assert parse_message(said, lexicon, None, False).values == []

@@ -14,6 +14,7 @@ session as if the agent had shown them, so references can be resolved against th
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -269,7 +270,14 @@ def _budget(low: Any, high: Any, around: Any) -> tuple[float | None, float | Non
 
 
 def _size(value: str) -> str:
-    return vocabulary().canonical(Facet.SIZE, value) or value.strip().upper().replace(" ", "")
+    """One form for one size: the vocabulary's, and baby months one way ("12M", "12 months")."""
+    vocab = vocabulary()
+    canonical = vocab.canonical(Facet.SIZE, value) or vocab.canonical(Facet.FIT, value) or value
+    months = _MONTHS.fullmatch(canonical.strip().lower())
+    return f"{months[1]}M" if months else canonical.strip().upper().replace(" ", "")
+
+
+_MONTHS = re.compile(r"(\d{1,2}(?:\s?-\s?\d{1,2})?)\s?(?:m|mos?|months?)")
 
 
 def _canonical(facet: Facet, value: str) -> str:

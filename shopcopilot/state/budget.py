@@ -355,9 +355,38 @@ _GARMENT_SIZE = re.compile(
 )
 
 
+# A capital S, M or L standing alone is a letter size ("S or M", "M please"); lower case they
+# are too often something else ("m" for metres, a stray "s").
+_LETTER_SIZE = re.compile(r"(?<![\w'’&.-])(?P<letter>[SML])(?![\w'’&-])")
+# A shoe size with its width glued on: "8W", "7.5N", "10WW".
+_SHOE_WIDTH = re.compile(r"\b(?P<size>\d{1,2}(?:\.5)?)(?P<width>ww|xw|w|n)\b", re.IGNORECASE)
+_WIDTHS = {"w": "wide", "n": "narrow", "ww": "extra wide", "xw": "extra wide"}
+# Kids' sizes sold as a range: "size 7-8", "7-8 toddler", "10-12 years" (not "girls 7-16", the
+# range a department spans).
+_SIZE_RANGE = re.compile(
+    r"\b(?:size\s+(?P<a>\d{1,2}\s?-\s?\d{1,2})\b"
+    r"|(?P<b>\d{1,2}-\d{1,2})(?=\s+(?:toddlers?|kids?|youth|years?|yrs?)\b))",
+    re.IGNORECASE,
+)
+
+
 def garment_sizes(text: str) -> list[Mention]:
-    """Toddler, baby and bra sizes in `text`, in the catalog's forms ("2T", "6 months", "34B")."""
-    found = []
+    """Toddler, baby and bra sizes in `text`, in the catalog's forms ("2T", "6 months", "34B"),
+    letter sizes written as one capital ("S or M") and shoe sizes with a width ("8W")."""
+    found = [
+        Mention(Facet.SIZE, m["letter"], m.start(), m.end(), m.group())
+        for m in _LETTER_SIZE.finditer(text)
+    ]
+    for m in _SIZE_RANGE.finditer(text):
+        group = "a" if m["a"] else "b"
+        size = re.sub(r"\s", "", m[group])
+        start = m.start() if group == "a" else m.start(group)  # with "size", which it reads
+        found.append(Mention(Facet.SIZE, size, start, m.end(group), text[start : m.end(group)]))
+    for m in _SHOE_WIDTH.finditer(text):
+        found.append(Mention(Facet.SIZE, m["size"], m.start(), m.start("width"), m["size"]))
+        found.append(
+            Mention(Facet.WIDTH, _WIDTHS[m["width"].lower()], m.start("width"), m.end(), m["width"])
+        )
     for said in _GARMENT_SIZE.finditer(text):
         if said["t"]:
             size = f"{said['t']}T"

@@ -118,6 +118,8 @@ def parse_message(
         obs.no_preference = [a for a in obs.no_preference if a != "budget"]
     _read_values(text, lexicon, obs, last_question)
     # Sizes said as bare numbers ("womens 9", "10.5 wide"), unless the vocabulary read them.
+    # A size read with more of its words wins ("size 7-8" over the vocabulary's "size 7").
+    obs.values = [v for v in obs.values if not _within_wider_size(v, numbers.sizes)]
     said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
     obs.negated_words = _negated_free_words(text, lexicon)
@@ -129,6 +131,13 @@ def parse_message(
     obs.category_text = _without_sizes(obs.category_text, obs.values)
     obs.category_text = _without_cut_values(obs.category_text, text, obs.values)
     return obs
+
+
+def _within_wider_size(value: Mention, sizes: tuple[Mention, ...]) -> bool:
+    return value.facet == Facet.SIZE and any(
+        s.start <= value.start and value.end <= s.end and s.end - s.start > value.end - value.start
+        for s in sizes
+    )
 
 
 def _without_cut_values(item: str, text: str, values: list[Mention]) -> str:
@@ -336,6 +345,8 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
     for mention in mentions:
         if any(start <= mention.start < end for start, end in talk):
             continue  # "gift hunting", "I'm hunting for": no outdoor use
+        if _TOO.search(text, 0, mention.start):
+            continue  # "way too tall", "too formal": a complaint, never a wish
         before = text[max(0, mention.start - 40) : mention.start]
         negator = _NEGATORS.search(before)
         negated = (
@@ -370,6 +381,9 @@ def _listed_with(negated: list[Mention], mention: Mention, text: str) -> bool:
 
 _OR = re.compile(r"\s*(?:[,/]\s*)?(?:or|nor)\s+|\s*/\s*", _I)
 _COMMA = re.compile(r"\s*,\s*")
+
+
+_TOO = re.compile(r"\btoo[\s-]+$", _I)
 
 
 def _named_after(mentions: list[Mention], mention: Mention, text: str, start: int) -> bool:
