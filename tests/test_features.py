@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from shopcopilot.index import features as F
+from shopcopilot.index import features_build as B
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +65,13 @@ def test_postings_order_rows_as_numpys_stable_argsort_of_their_ids():
 
 
 def test_parallel_slices_equal_one_build(index, monkeypatch, tmp_path):
-    monkeypatch.setattr(F, "SLICE_ROWS", len(index.store))
+    monkeypatch.setattr(B, "SLICE_ROWS", len(index.store))
     (tmp_path / "whole").mkdir()
-    whole = F.load_or_build(index.store, tmp_path / "whole")  # one slice, in this process
-    monkeypatch.setattr(F, "SLICE_ROWS", 250)
-    monkeypatch.setattr(F, "PARALLEL_MIN_ROWS", 0)
+    whole = B.load_or_build(index.store, tmp_path / "whole")  # one slice, in this process
+    monkeypatch.setattr(B, "SLICE_ROWS", 250)
+    monkeypatch.setattr(B, "PARALLEL_MIN_ROWS", 0)
     (tmp_path / "sliced").mkdir()
-    sliced = F.load_or_build(index.store, tmp_path / "sliced")
+    sliced = B.load_or_build(index.store, tmp_path / "sliced")
     assert list(sliced.asins) == list(whole.asins) == index.store.ids()
     assert sliced.text[:] == whole.text[:] and sliced.lead[:] == whole.lead[:]
     words = dict(enumerate(whole.word_id))
@@ -83,11 +84,11 @@ def test_parallel_slices_equal_one_build(index, monkeypatch, tmp_path):
     assert np.array_equal(whole.price, sliced.price, equal_nan=True)
 
 
-@pytest.mark.parametrize("chunk", [F.POSTING_CHUNK_IDS, 1, 997])  # 1: a row at a time
+@pytest.mark.parametrize("chunk", [B.POSTING_CHUNK_IDS, 1, 997])  # 1: a row at a time
 def test_written_postings_equal_those_inverted_in_memory(index, monkeypatch, tmp_path, chunk):
-    monkeypatch.setattr(F, "POSTING_CHUNK_IDS", chunk)
-    monkeypatch.setattr(F, "SLICE_ROWS", 300)
-    written = F.load_or_build(index.store, tmp_path)
+    monkeypatch.setattr(B, "POSTING_CHUNK_IDS", chunk)
+    monkeypatch.setattr(B, "SLICE_ROWS", 300)
+    written = B.load_or_build(index.store, tmp_path)
     for name in ("words", "category_stems", *F.LIST_FACETS):
         ragged = written.lists[name] if name in written.lists else getattr(written, name)
         id_count = len(written.value_names) if name in written.lists else len(written.word_id)
@@ -109,7 +110,7 @@ def test_keys_find_each_key_and_nothing_else():
 
 
 def test_opened_columns_are_mapped_from_the_index_folder(index):
-    features = F.load_or_build(index.store, index.path)
+    features = B.load_or_build(index.store, index.path)
     for column in (features.words.ids, features.price, features.asins.raw, features.codes["leaf"]):
         assert not column.flags.owndata and not column.flags.writeable
     assert features.postings("words") is features.postings("words")
@@ -117,7 +118,7 @@ def test_opened_columns_are_mapped_from_the_index_folder(index):
 
 
 def test_facets_are_the_stored_attributes(index):
-    features = F.load_or_build(index.store, index.path)
+    features = B.load_or_build(index.store, index.path)
     for asin in index.store.ids()[::97]:
         row = features.row_of(asin)
         attributes, product = index.store.attributes(asin), index.store.get(asin)
@@ -133,15 +134,15 @@ def test_facets_are_the_stored_attributes(index):
 
 def test_facets_decoded_together_equal_one_at_a_time(index):
     rows = list(range(0, len(index.store), 53))
-    together = F.load_or_build(index.store, index.path).facets(rows + rows[:3])
+    together = B.load_or_build(index.store, index.path).facets(rows + rows[:3])
     one_at_a_time = [
-        F.load_or_build(index.store, index.path).facets([row])[0] for row in rows + rows[:3]
+        B.load_or_build(index.store, index.path).facets([row])[0] for row in rows + rows[:3]
     ]
     assert together == one_at_a_time and len(together) == len(rows) + 3
 
 
 def test_remembered_phrase_finds_equal_a_fresh_search(index, monkeypatch):
-    features = F.load_or_build(index.store, index.path)
+    features = B.load_or_build(index.store, index.path)
     monkeypatch.setattr(F, "FOUND_CACHE", 500)  # forces evictions along the way
     rows = np.arange(0, len(features), 3)
 
@@ -162,7 +163,7 @@ def test_remembered_phrase_finds_equal_a_fresh_search(index, monkeypatch):
 @pytest.mark.parametrize("cache_bytes", [F.HOLDERS_CACHE_BYTES, 1])  # 1: every answer overflows it
 def test_holders_of_a_words_forms_are_every_row_holding_any_form(index, monkeypatch, cache_bytes):
     monkeypatch.setattr(F, "HOLDERS_CACHE_BYTES", cache_bytes)
-    features = F.load_or_build(index.store, index.path)
+    features = B.load_or_build(index.store, index.path)
     found = (features.word_id.get(w) for w in ("dress", "dresses"))
     ids = tuple(i for i in found if i is not None)
     assert ids
@@ -176,20 +177,20 @@ def test_holders_of_a_words_forms_are_every_row_holding_any_form(index, monkeypa
 
 def test_saved_features_are_reused_and_a_damaged_file_is_rebuilt(index, monkeypatch, tmp_path):
     # In a folder of its own: other tests' agents map the index folder's files.
-    first = F.load_or_build(index.store, tmp_path)
+    first = B.load_or_build(index.store, tmp_path)
     saved = F.features_folder(tmp_path)
     assert (saved / F.FEATURES_META).is_file()
-    built = F.build_features
-    monkeypatch.setattr(F, "build_features", lambda *a, **k: pytest.fail("built again"))
-    again = F.load_or_build(index.store, tmp_path)
+    built = B.build_features
+    monkeypatch.setattr(B, "build_features", lambda *a, **k: pytest.fail("built again"))
+    again = B.load_or_build(index.store, tmp_path)
     assert list(again.asins) == list(first.asins) and again.text[:] == first.text[:]
     asins, word_ids = list(first.asins), first.words.ids.copy()
     del first, again  # their maps of the file damaged below would fault when read
     with (saved / "words-ids").open("r+b") as handle:
         handle.truncate(8)  # a damaged column: its size no longer matches the meta file
     calls = []
-    monkeypatch.setattr(F, "build_features", lambda *a, **k: calls.append(1) or built(*a, **k))
-    rebuilt = F.load_or_build(index.store, tmp_path)
+    monkeypatch.setattr(B, "build_features", lambda *a, **k: calls.append(1) or built(*a, **k))
+    rebuilt = B.load_or_build(index.store, tmp_path)
     assert calls == [1] and list(rebuilt.asins) == asins
     assert np.array_equal(rebuilt.words.ids, word_ids)
 
@@ -202,7 +203,7 @@ def test_features_from_older_code_are_removed(index):
     stale_pickle.write_bytes(b"old")
     current = F.features_folder(index.path)
     (current / F.FEATURES_META).unlink(missing_ok=True)
-    F.load_or_build(index.store, index.path)
+    B.load_or_build(index.store, index.path)
     assert (current / F.FEATURES_META).is_file()
     assert not stale_folder.exists() and not stale_pickle.exists()
 
@@ -210,8 +211,17 @@ def test_features_from_older_code_are_removed(index):
 def test_ensure_built_builds_once_without_loading(index, monkeypatch):
     meta = F.features_folder(index.path) / F.FEATURES_META
     meta.unlink(missing_ok=True)
-    F.ensure_built(index.store, index.path)
-    assert meta.is_file() and F.is_written(index.store, index.path)
-    monkeypatch.setattr(F, "load_or_build", lambda *a, **k: pytest.fail("rebuilt or loaded again"))
-    monkeypatch.setattr(F, "build_features", lambda *a, **k: pytest.fail("rebuilt"))
-    F.ensure_built(index.store, index.path)
+    B.ensure_built(index.store, index.path)
+    assert meta.is_file() and B.is_written(index.store, index.path)
+    monkeypatch.setattr(B, "load_or_build", lambda *a, **k: pytest.fail("rebuilt or loaded again"))
+    monkeypatch.setattr(B, "build_features", lambda *a, **k: pytest.fail("rebuilt"))
+    B.ensure_built(index.store, index.path)
+
+
+def test_the_features_folder_is_named_by_the_code_that_writes_them_only():
+    # A change to how a turn reads the features must not make every index rebuild them.
+    from shopcopilot.index import text
+    from shopcopilot.versions import source_hash
+
+    assert F.features_version() == source_hash(B.__file__, text.__file__)
+    assert F.features_version() != source_hash(F.__file__, B.__file__, text.__file__)

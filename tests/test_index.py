@@ -30,6 +30,7 @@ from shopcopilot.index import (
     Query,
     UnsupportedQueryError,
     features,
+    features_build,
     open_index,
     phrase,
     terms,
@@ -359,11 +360,11 @@ def test_the_ranking_features_are_written_with_the_index_and_again_when_missing(
 ) -> None:
     catalog = write_catalog(tmp_path / "c.jsonl", hand_records[:6])
     index = open_index(catalog, progress=False)
-    assert features.is_written(index.store, index.path)  # no agent has asked for them yet
+    assert features_build.is_written(index.store, index.path)  # no agent has asked for them yet
     shutil.rmtree(features.features_folder(index.path))  # as after a change to their code
     again = open_index(catalog, progress=False)
-    assert again.path == index.path and features.is_written(again.store, again.path)
-    opened = features.load_or_build(again.store, again.path)
+    assert again.path == index.path and features_build.is_written(again.store, again.path)
+    opened = features_build.load_or_build(again.store, again.path)
     assert list(opened.asins) == again.store.ids()
 
 

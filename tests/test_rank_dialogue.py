@@ -8,7 +8,7 @@ import pytest
 from shopcopilot.catalog.attributes import derive
 from shopcopilot.catalog.product import product_from_record
 from shopcopilot.dialogue import decide
-from shopcopilot.index.features import from_products
+from shopcopilot.index.features_build import from_products
 from shopcopilot.rank import rerank
 from shopcopilot.state import update
 

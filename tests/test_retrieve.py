@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from shopcopilot.index import CatalogIndex, open_index
-from shopcopilot.index.features import FeatureStore, load_or_build
+from shopcopilot.index.features import FeatureStore
+from shopcopilot.index.features_build import load_or_build
 from shopcopilot.index.query import RowHits
 from shopcopilot.retrieve import Candidates, RetrievalSettings, retrieve
 from shopcopilot.retrieve.candidates import (

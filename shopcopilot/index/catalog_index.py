@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from .. import paths
 from ..catalog.loader import CatalogError
 from ..workers import progress_counter
-from . import features
+from . import features_build
 from .build import MANIFEST_FILE, build_index, build_lock
 from .derived import attributes_version
 from .errors import CorruptIndexError
@@ -89,7 +89,7 @@ def open_index(
     fingerprint = index_fingerprint(parts)
     folder = root / fingerprint
     index = None if rebuild else _open_existing(folder, catalog, progress, announce=True)
-    if index is not None and features.is_written(index.store, folder):
+    if index is not None and features_build.is_written(index.store, folder):
         return index
     built = False
     with build_lock(root, fingerprint):
@@ -100,7 +100,7 @@ def open_index(
             build_index(catalog, folder, parts, progress=progress)
             index, built = CatalogIndex.load(folder, catalog, progress=progress), True
         # The ranking features belong to the index: written now, in slices, never on a turn.
-        features.ensure_written(index.store, folder, progress=progress)
+        features_build.ensure_written(index.store, folder, progress=progress)
     if built:
         _prune_older_builds(root, catalog, parts)
     return index

@@ -129,7 +129,7 @@ def serve(
 
     from ..bench.sessions_io import load_sessions
     from ..index import open_index
-    from ..index.features import ensure_built
+    from ..index.features_build import ensure_built
     from ..paths import resolve_catalog
     from .app import WebSettings
 
