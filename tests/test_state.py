@@ -869,3 +869,23 @@ def test_how_far_a_negator_reaches(lexicon, said, refused, kept):
 @pytest.mark.parametrize("said", ["the last one is way too tall", "too formal for me"])
 def test_a_value_after_too_is_a_complaint_never_a_wish(lexicon, said):
     assert parse_message(said, lexicon, None, False).values == []
+
+
+@pytest.mark.parametrize(
+    ("said", "refused", "kept"),
+    [
+        ("can't stand ruffles", {"ruffles"}, set()),
+        ("she hates anything with sequins", {"sequins"}, set()),
+        ("allergic to wool", {"wool"}, set()),
+        ("latex free please", {"latex"}, set()),
+        ("no hood but with pockets", set(), {"with pockets"}),  # a "but" ends the negator's reach
+    ],
+)
+def test_more_ways_to_refuse_a_value(lexicon, said, refused, kept):
+    obs = parse_message(said, lexicon, None, True)
+    assert {m.text for m in obs.negated} == refused
+    assert {m.text for m in obs.values} >= kept
+
+
+def test_free_shipping_refuses_nothing(lexicon):
+    assert parse_message("red dress free shipping", lexicon, None, True).negated_words == []

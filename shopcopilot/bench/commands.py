@@ -351,11 +351,11 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
 @click.command("eval-understanding")
 @click.option(
     "--split",
-    type=click.Choice(["dev", "test", "fresh", "fresh2", "fresh3", "all"]),
+    type=click.Choice(["dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "all"]),
     default="dev",
     show_default=True,
     help="Corpus split: tune on dev; test and the fresh slices (fresh: session 6, fresh2: "
-    "session 8, fresh3: session 9, each written blind) are for reporting only.",
+    "session 8, fresh3: session 9, fresh4: session 11, each written blind) are for reporting only.",
 )
 @click.option(
     "--catalog",

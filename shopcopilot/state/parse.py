@@ -359,6 +359,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         if (
             negated
             or _NEGATED_AFTER.match(text, mention.end)
+            or _FREE_AFTER.match(text, mention.end)
             or _listed_with(obs.negated, mention, text)
         ):
             if mention.start < listed_from:
@@ -383,6 +384,7 @@ _OR = re.compile(r"\s*(?:[,/]\s*)?(?:or|nor)\s+|\s*/\s*", _I)
 _COMMA = re.compile(r"\s*,\s*")
 
 
+_FREE_AFTER = re.compile(r"[\s-]free\b", _I)  # "latex free", "nickel-free"
 _TOO = re.compile(r"\btoo[\s-]+$", _I)
 
 
@@ -423,9 +425,13 @@ def _requirement_list_start(text: str) -> int:
 
 
 def _clause_break(before: str) -> bool:
-    """A negator separated from the value by a comma/full stop does not apply to it."""
+    """A negator separated from the value by a comma, a full stop or a "but" does not apply to it
+    ("no hood but with pockets")."""
     match = _NEGATORS.search(before)
-    return match is not None and bool(re.search(r"[,.;]", before[match.start() :]))
+    return match is not None and bool(_BREAK.search(before, match.end(1)))
+
+
+_BREAK = re.compile(r"[,.;]|\bbut\b", _I)
 
 
 def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
@@ -445,7 +451,8 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
     return words
 
 
-_FREE_OF = re.compile(r"\b([a-z]+)[- ]free\b", _I)  # "nickel free", "bpa-free"
+# "nickel free", "bpa-free"; not "free shipping"
+_FREE_OF = re.compile(r"\b([a-z]+)[- ]free\b(?!\s+(?:shipping|delivery|returns?|gift))", _I)
 
 
 def _head_word(phrase: str) -> str:
