@@ -17,10 +17,11 @@ import pytest
 from shopcopilot.index import CatalogIndex, open_index
 from shopcopilot.index.features import FeatureStore
 from shopcopilot.index.features_build import load_or_build
-from shopcopilot.index.query import RowHits
+from shopcopilot.index.query import Occur, RowHits
 from shopcopilot.retrieve import Candidates, RetrievalSettings, retrieve
 from shopcopilot.retrieve.candidates import (
     build_query,
+    quote_searches,
     quotes_cap,
     split_common,
     with_common_words,
@@ -312,3 +313,18 @@ def test_only_a_catalog_past_the_bound_caps_the_quotes(look_alikes):
     assert quotes_cap(DEFAULT, features) is None
     assert quotes_cap(DEFAULT, None) is None
     assert quotes_cap(replace(DEFAULT, common_holders=20), features) == DEFAULT.max_quotes == 3
+
+
+def test_past_the_bound_a_quote_is_looked_for_among_the_kind_of_item_asked_for(look_alikes):
+    index, features = look_alikes
+    state = formal_dress("zip back")  # TARGET and the sundresses quote it; only TARGET is formal
+    scale = replace(DEFAULT, common_holders=20)
+    (query, limit), *_ = quote_searches(state, scale, features)
+    assert {c.text for c in query.clauses} == {"zip back", "formal"}
+    assert all(c.occur is Occur.MUST for c in query.clauses) and limit == 150
+    quoting = {h.parent_asin for h in index.search(query, limit=50)}
+    assert quoting == {"TARGET"}
+    # Within the bound, one query of every quote, anywhere.
+    (within, _), *more = quote_searches(state, DEFAULT, features)
+    assert not more and [c.occur for c in within.clauses] == [Occur.SHOULD]
+    assert any(h.parent_asin.startswith("SUN") for h in index.search(within, limit=50))

@@ -32,6 +32,11 @@ class RetrievalSettings:
     # searched word for word (None: all): there a long quote of words thousands of products share
     # costs up to 100 ms of phrase matching. A smaller catalog searches every quote.
     max_quotes: int | None = 3
+    # Past the same bound, each quote is searched on its own, `item_quote_window` deep, among the
+    # products whose category path or title holds the item's head word: a quote of common words
+    # then costs the phrase matching of one category, not of the catalog (docs/benchmarks.md).
+    quotes_in_item: bool = True
+    item_quote_window: int = 150
     brand_window: int = 100
     browsing_window_bonus: int = 50
     # Index fields the agent does not search. Descriptions are long marketing text: searching
@@ -144,16 +149,7 @@ def retrieve(
         (Query((terms(c.value, fields=BRAND_FIELDS),)), settings.brand_window)
         for c in state.active(Attribute.BRAND)
     ]
-    # Products quoting the shopper's requirements word for word, in one query: a product quoting
-    # several comes first.
-    phrases = tuple(
-        phrase(f.text, fields=PHRASE_FIELDS)
-        for f in state.active_fragments()
-        if len(tokens(f.text)) >= 2
-    )[-(quotes_cap(settings, features) or 0) :]
-    if phrases and settings.phrase_window:
-        limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
-        searches.append((Query(phrases, max_postings=settings.max_postings), limit))
+    searches += quote_searches(state, settings, features)
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     if common and features is not None:
         main = with_common_words(main, common, features, settings.common_weight, window)
@@ -167,6 +163,35 @@ def retrieve(
         found.insert(1, RowHits((rows + 1).tolist(), [0.0] * len(rows)))  # feature -> store rows
     out.rows, out.scores = _first_of_each(found)
     return out
+
+
+def quote_searches(
+    state: ShoppingState, settings: RetrievalSettings, features: FeatureStore | None
+) -> list[tuple[Query, int]]:
+    """Searches for the products quoting the shopper's requirements word for word: one query, in
+    which a product quoting several comes first; past the common-words bound, one per quote
+    among the products whose category path or title holds the item's head word."""
+    phrases = tuple(
+        phrase(f.text, fields=PHRASE_FIELDS)
+        for f in state.active_fragments()
+        if len(tokens(f.text)) >= 2
+    )[-(quotes_cap(settings, features) or 0) :]
+    if not phrases or not settings.phrase_window:
+        return []
+    head = _item_head(state)
+    if quotes_cap(settings, features) and settings.quotes_in_item and head is not None:
+        within = terms(head, occur=Occur.MUST, fields=("categories", "title"))
+        quotes = [replace(p, occur=Occur.MUST) for p in phrases]
+        return [(Query((quote, within)), settings.item_quote_window) for quote in quotes]
+    limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
+    return [(Query(phrases, max_postings=settings.max_postings), limit)]
+
+
+def _item_head(state: ShoppingState) -> str | None:
+    """The item's head word: the last category word of the item asked for last ("shoe" of
+    "running shoes"); None without an item."""
+    words = [w for c in state.active(Attribute.CATEGORY)[-1:] for w in c.data.get("words", {})]
+    return words[-1] if words else None
 
 
 def quotes_cap(settings: RetrievalSettings, features: FeatureStore | None) -> int | None:
