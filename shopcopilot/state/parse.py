@@ -493,17 +493,16 @@ def _read_pieces(
         )
         if category and not obs.category_text:
             obs.category_text = category
-            if besides := _besides_the_item(piece, category, lexicon, obs.negated_words):
-                obs.fragments.append(besides)
+            obs.fragments += _besides_the_item(piece, category, lexicon, obs.negated_words)
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from)
         if fragment and not _only_rejected(fragment, obs):
             obs.fragments.append(fragment)
 
 
-def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[str]) -> str:
+def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[str]) -> list[str]:
     """What a clause naming the item asks of it after naming it ("jewelry armoire with mirror":
-    "mirror"), as a requirement fragment; '' when the rest is only the request, chat, a
+    "mirror"), as requirement fragments; none when the rest is only the request, chat, a
     rejection, money or values the vocabulary reads anyway. Words before the item are mostly
     its name ("house slippers") or values read anyway ("waterproof boots")."""
     request = _requested(piece)
@@ -511,11 +510,33 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     words = item.split()
     said = request and words and re.search(_spread(words), request[1])
     if not request or not said:
-        return ""
+        return []
     body, end = request[1], said.end()
-    # Only the item's own clause: "a tote for work, my son needs one too".
-    stop = (body.find(",", end) + 1 or len(body) + 1) - 1
-    rest = _fragment(body[end:stop].strip())
+    # The item's own clause, and after it the short descriptions listed with commas ("a black
+    # dress for a funeral, knee length, size 12"), not a clause of their own ("a tote for work,
+    # my son needs one too").
+    own, *listed = body[end:].split(",")
+    parts = [own, *(part for part in listed if _a_description(part))]
+    return [wish for part in parts if (wish := _wish(part, lexicon, rejected))]
+
+
+def _a_description(part: str) -> bool:
+    """A few words with no clause of their own and no number (a size or money, read anyway)."""
+    words = [w.lower() for w in _WORD.findall(part)]
+    return (
+        0 < len(words) <= _DESCRIPTION_WORDS
+        and not _CLAUSE_WORDS.intersection(words)
+        and not any(c.isdigit() for c in alpha2digit(part, "en"))
+    )
+
+
+_DESCRIPTION_WORDS = 4
+_CLAUSE_WORDS = CONVERSATION.words["clause_words"]
+
+
+def _wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:
+    """The part from its first word that asks something of the product ('' when none does)."""
+    rest = _fragment(part.strip())
     covered = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
     wished = [
         word
