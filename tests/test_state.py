@@ -889,11 +889,3 @@ def test_more_ways_to_refuse_a_value(lexicon, said, refused, kept):
 
 def test_free_shipping_refuses_nothing(lexicon):
     assert parse_message("red dress free shipping", lexicon, None, True).negated_words == []
-
-
-def test_short_descriptions_listed_after_the_item_are_kept(lexicon):
-    obs = parse_message("black dress for a funeral, knee length, size 12", lexicon, None, True)
-    assert "knee length" in obs.fragments
-    # A clause of its own after a comma is no description of the item.
-    said = "a black dress for work, my sister needs one too"
-    assert parse_message(said, lexicon, None, True).fragments == []

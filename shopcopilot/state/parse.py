@@ -249,8 +249,8 @@ _PARTICLE = rf"(?:\s+{_cue('verb_particles')})?"
 # "she won't slip", "to stay under $100": the next word is a verb, though it may name a category
 # (Slips, Collar Stays). The lookaheads leave each word free to be the next cue ("won't").
 _VERB = re.compile(
-    rf"\b(?:{_cue('before_a_verb')})\s+(?=([a-z][a-z'’]*{_PARTICLE}))"
-    rf"|\b(?:{_cue('before_a_bare_verb')})\s+(?=([a-z]+(?<![^s]s)\b{_PARTICLE}))",
+    rf"\b(?:{_cue('before_a_verb')})\s+(?=([a-z][a-z'’]*(?![\w-])))"
+    rf"|\b(?:{_cue('before_a_bare_verb')})\s+(?=([a-z]+(?<![^s]s)(?![\w-]){_PARTICLE}))",
     _I,
 )
 
@@ -493,16 +493,17 @@ def _read_pieces(
         )
         if category and not obs.category_text:
             obs.category_text = category
-            obs.fragments += _besides_the_item(piece, category, lexicon, obs.negated_words)
+            if besides := _besides_the_item(piece, category, lexicon, obs.negated_words):
+                obs.fragments.append(besides)
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from)
         if fragment and not _only_rejected(fragment, obs):
             obs.fragments.append(fragment)
 
 
-def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[str]) -> list[str]:
+def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[str]) -> str:
     """What a clause naming the item asks of it after naming it ("jewelry armoire with mirror":
-    "mirror"), as requirement fragments; none when the rest is only the request, chat, a
+    "mirror"), as a requirement fragment; '' when the rest is only the request, chat, a
     rejection, money or values the vocabulary reads anyway. Words before the item are mostly
     its name ("house slippers") or values read anyway ("waterproof boots")."""
     request = _requested(piece)
@@ -510,28 +511,10 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     words = item.split()
     said = request and words and re.search(_spread(words), request[1])
     if not request or not said:
-        return []
+        return ""
     body, end = request[1], said.end()
-    # The item's own clause, and after it the short descriptions listed with commas ("a black
-    # dress for a funeral, knee length, size 12"), not a clause of their own ("a tote for work,
-    # my son needs one too").
-    own, *listed = body[end:].split(",")
-    parts = [own, *(part for part in listed if _a_description(part))]
-    return [wish for part in parts if (wish := _wish(part, lexicon, rejected))]
-
-
-def _a_description(part: str) -> bool:
-    """A few words with no clause of their own and no number (a size or money, read anyway)."""
-    words = [w.lower() for w in _WORD.findall(part)]
-    return (
-        0 < len(words) <= _DESCRIPTION_WORDS
-        and not _CLAUSE_WORDS.intersection(words)
-        and not any(c.isdigit() for c in alpha2digit(part, "en"))
-    )
-
-
-_DESCRIPTION_WORDS = 4
-_CLAUSE_WORDS = CONVERSATION.words["clause_words"]
+    # Only the item's own clause: "a tote for work, my son needs one too".
+    return _wish(body[end:].split(",")[0], lexicon, rejected)
 
 
 def _wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:

@@ -439,12 +439,12 @@ def read_critiques(
 
 def _about_shown(fragment: str, obs: Observation, reading) -> bool:
     """Is the fragment nothing but pointers at shown products and what is said of them (with the
-    values read anyway, when it points at one)?"""
+    values read anyway, when it asks about one: "do you have the second one in a medium?")?"""
     talk = obs.shown_talk
     said = [c.text for c in talk.cues] + [r.text for r in reading.references]
     said += [talk.text[start:end] for _, start, end in talk.numbers]  # "at $26.99"
-    if any(r.text.lower() in fragment.lower() for r in reading.references):
-        said += [m.text for m in (*obs.values, *obs.negated)]  # "the second one in a medium"
+    if any(talk.questions) and any(r.text.lower() in fragment.lower() for r in reading.references):
+        said += [m.text for m in (*obs.values, *obs.negated)]  # "the second one in a medium?"
     explained = {w for text in said for w in tokens(text)} | CUES.frame["fillers"]
     content = [
         w
