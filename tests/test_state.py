@@ -837,19 +837,12 @@ VERB_PATHS = {
     [
         ("i'd like to stay under $100 for a cocktail dress", "cocktail dress"),  # no Collar Stays
         ("my grandma needs slippers she won't slip in", "slippers"),  # no Slips
-        ("pumps to go with my dress", "pumps"),  # what she has is not what she buys
     ],
 )
-def test_a_verb_or_something_the_shopper_has_never_names_the_item(make_lexicon, play, said, wanted):
+def test_a_verb_never_names_the_item(make_lexicon, play, said, wanted):
     lexicon = make_lexicon(VERB_PATHS)
     state, _ = play(lexicon, said)
     assert item(state) == [wanted]
-
-
-def test_what_the_shopper_has_is_the_item_when_nothing_else_is_named(make_lexicon, play):
-    lexicon = make_lexicon(VERB_PATHS)
-    state, _ = play(lexicon, "i want to get my wife slippers")
-    assert item(state) == ["slippers"]
 
 
 @pytest.mark.parametrize(

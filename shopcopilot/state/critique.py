@@ -1038,26 +1038,9 @@ def _kinds(talk: ShownTalk, reference: Reference, cues: list[Cue]) -> list[Criti
         if any(c.kind in CHANGES and _sentence_of(talk, c.start) == sentence for c in made):
             # "#2 is close but too expensive", "the second one but cheaper": liked, with a change
             made.insert(0, Critique("more_like", positions, liked.start, liked.end, liked.text))
-    if (
-        made
-        or reference.kind in ("all", "them")
-        or (question and not _asks_for_it_in(talk, reference))
-    ):
-        return made  # "do any of these come in gold?", "is the first one quick dry?": no pick
-    # "the second one", and "do you have the second one in a medium?": that product is wanted.
+    if made or question or reference.kind in ("all", "them"):
+        return made  # "do any of these come in gold?", "make it 8.5": no pick
     return [Critique("pick", positions, reference.start, reference.end, reference.text)]
-
-
-def _asks_for_it_in(talk: ShownTalk, reference: Reference) -> bool:
-    """Does a question ask for one shown product in some variant ("do you have the second one in
-    a medium?", "does #3 come in blue?")?"""
-    if len(reference.positions) != 1:
-        return False
-    start, end = talk.sentences[_sentence_of(talk, reference.start)]
-    return bool(_IN_VARIANT.search(talk.text, reference.end, end))
-
-
-_IN_VARIANT = re.compile(r"\bin\s+(?:an?\s+|size\s+)?[\w.]+", re.I)
 
 
 # What a shopper may want changed of a product they like.

@@ -50,7 +50,6 @@ PHRASE_LISTS = (
     "before_a_verb",
     "before_a_bare_verb",
     "verb_particles",
-    "possessives",
     "brand_cues",
     "contrasts",
     "comparisons",

@@ -123,11 +123,10 @@ def parse_message(
     said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
     obs.negated_words = _negated_free_words(text, lexicon)
-    item_text = _without_owned(text, lexicon)  # offsets kept: the same pieces and spans
-    _read_pieces(text, item_text, original, lexicon, first_turn, last_question, current_item, obs)
+    _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)
-    _read_item_by_head(item_text, lexicon, first_turn, last_question, current_item, obs)
+    _read_item_by_head(text, lexicon, first_turn, last_question, current_item, obs)
     obs.category_text = _without_sizes(obs.category_text, obs.values)
     obs.category_text = _without_cut_values(obs.category_text, text, obs.values)
     return obs
@@ -255,35 +254,9 @@ _VERB = re.compile(
 )
 
 
-# "my work christmas party", "his old boots": up to three words after a possessive, to a pause
-# or a function word ("my husband that isn't ...").
-_POSSESSIVE = re.compile(rf"\b{_cue('possessives')}\s+", _I)
-_POSSESSED_WORD = re.compile(r"([a-z][\w'’-]*)\s*", _I)
-
-
 def _without_verbs(text: str) -> str:
     """The text with the words used as verbs blanked out (offsets kept): no verb names the item."""
     return _blanked(text, [m.span(1 if m.group(1) else 2) for m in _VERB.finditer(text)])
-
-
-def _without_owned(text: str, lexicon: Lexicon) -> str:
-    """The text with what the shopper already has blanked out ("shoes to go with my dress", "a
-    gift for my work christmas party: a cocktail dress"), unless nothing else in the message
-    names an item ("get my wife earrings")."""
-    owned = _blanked(
-        text, [span for m in _POSSESSIVE.finditer(text) for span in _owned(text, m.end())]
-    )
-    return owned if lexicon.category_tokens(_without_verbs(owned)) else text
-
-
-def _owned(text: str, at: int) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    while len(spans) < 3 and (word := _POSSESSED_WORD.match(text, at)):
-        if word.group(1).lower() in STOPWORDS:
-            break
-        spans.append(word.span(1))
-        at = word.end()
-    return spans
 
 
 def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
@@ -471,7 +444,6 @@ _NOT_A_THING = CONVERSATION.words["not_a_thing"]
 
 def _read_pieces(
     text: str,
-    item_text: str,
     original: str,
     lexicon: Lexicon,
     first_turn: bool,
@@ -487,9 +459,8 @@ def _read_pieces(
     listed_from, position = _requirement_list_start(text), 0
     for piece, written in zip(pieces, as_written, strict=True):
         position = text.find(piece, position)
-        named = item_text[position : position + len(piece)]  # what the shopper has blanked out
         category = _category_statement(
-            _without_indifference(named), lexicon, first_turn, last_question, current, obs
+            _without_indifference(piece), lexicon, first_turn, last_question, current, obs
         )
         if category and not obs.category_text:
             obs.category_text = category
