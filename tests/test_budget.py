@@ -379,3 +379,4 @@ def test_the_s_of_sizes_is_no_size_small():
 def test_a_shoe_size_with_its_width_glued_on_is_both():
     numbers = read_numbers("8W please")
     assert [(m.facet, m.value) for m in numbers.sizes] == [("size", "8"), ("width", "wide")]
+    assert [m.facet for m in read_numbers("jeans 32w 30l").sizes if m.facet == "width"] == []

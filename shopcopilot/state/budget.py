@@ -358,7 +358,7 @@ _GARMENT_SIZE = re.compile(
 # A capital S, M or L standing alone is a letter size ("S or M", "M please"); lower case they
 # are too often something else ("m" for metres, a stray "s").
 _LETTER_SIZE = re.compile(r"(?<![\w'’&.-])(?P<letter>[SML])(?![\w'’&-])")
-# A shoe size with its width glued on: "8W", "7.5N", "10WW".
+# A shoe size with its width glued on: "8W", "7.5N", "10WW" (in the shoe range: "32W" is a waist).
 _SHOE_WIDTH = re.compile(r"\b(?P<size>\d{1,2}(?:\.5)?)(?P<width>ww|xw|w|n)\b", re.IGNORECASE)
 _WIDTHS = {"w": "wide", "n": "narrow", "ww": "extra wide", "xw": "extra wide"}
 # Kids' sizes sold as a range: "size 7-8", "7-8 toddler", "10-12 years" (not "girls 7-16", the
@@ -382,7 +382,10 @@ def garment_sizes(text: str) -> list[Mention]:
         size = re.sub(r"\s", "", m[group])
         start = m.start() if group == "a" else m.start(group)  # with "size", which it reads
         found.append(Mention(Facet.SIZE, size, start, m.end(group), text[start : m.end(group)]))
+    low, high = vocabulary().shoe_size_range
     for m in _SHOE_WIDTH.finditer(text):
+        if not low <= float(m["size"]) <= high:
+            continue  # "32w 30l": a waist, not a shoe
         found.append(Mention(Facet.SIZE, m["size"], m.start(), m.start("width"), m["size"]))
         found.append(
             Mention(Facet.WIDTH, _WIDTHS[m["width"].lower()], m.start("width"), m.end(), m["width"])
