@@ -64,7 +64,7 @@ class RetrievalSettings:
     # products and their scores are flat. A count, not a share: None, or a catalog smaller than
     # the bound, searches every word in one pass.
     common_holders: int | None = 200_000
-    common_depth: int = 4
+    common_depth: int = 2
     common_weight: float = 6.0
     # A price said as a goal ("around $100") bounds the search to the band a shopper means by
     # it (state/budget.py, AROUND), as a limit does. Off for the benchmark, on for people.
