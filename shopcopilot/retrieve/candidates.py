@@ -171,15 +171,16 @@ def quote_searches(
     """Searches for the products quoting the shopper's requirements word for word: one query, in
     which a product quoting several comes first; past the common-words bound, one per quote
     among the products whose category path or title holds the item's head word."""
+    cap = quotes_cap(settings, features)
     phrases = tuple(
         phrase(f.text, fields=PHRASE_FIELDS)
         for f in state.active_fragments()
         if len(tokens(f.text)) >= 2
-    )[-(quotes_cap(settings, features) or 0) :]
+    )[-(cap or 0) :]
     if not phrases or not settings.phrase_window:
         return []
     head = _item_head(state)
-    if quotes_cap(settings, features) and settings.quotes_in_item and head is not None:
+    if cap and settings.quotes_in_item and head is not None:
         within = terms(head, occur=Occur.MUST, fields=("categories", "title"))
         quotes = [replace(p, occur=Occur.MUST) for p in phrases]
         return [(Query((quote, within)), settings.item_quote_window) for quote in quotes]

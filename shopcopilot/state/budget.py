@@ -148,6 +148,7 @@ class _Money:
     age_cues: frozenset[str]
     size_before: _Phrases
     size_after: _Phrases
+    range_size_after: tuple[str, ...]
 
 
 def load_money(path: Path) -> _Money:
@@ -228,6 +229,7 @@ def _compile(raw: Mapping[str, Any]) -> _Money:
         age_cues=_single_words(never, "age_cues"),
         size_before=phrases(raw["sizes"], "before"),
         size_after=phrases(raw["sizes"], "after"),
+        range_size_after=tuple(_words(raw["sizes"], "range_after")),
     )
 
 
@@ -365,7 +367,7 @@ _WIDTHS = {"w": "wide", "n": "narrow", "ww": "extra wide", "xw": "extra wide"}
 # range a department spans).
 _SIZE_RANGE = re.compile(
     r"\b(?:size\s+(?P<a>\d{1,2}\s?-\s?\d{1,2})\b"
-    r"|(?P<b>\d{1,2}-\d{1,2})(?=\s+(?:toddlers?|kids?|youth|years?|yrs?)\b))",
+    rf"|(?P<b>\d{{1,2}}-\d{{1,2}})(?=\s+(?:{_alternation(_MONEY.range_size_after)})\b))",
     re.IGNORECASE,
 )
 

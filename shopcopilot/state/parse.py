@@ -256,11 +256,8 @@ _VERB = re.compile(
 
 def _without_verbs(text: str) -> str:
     """The text with the words used as verbs blanked out (offsets kept): no verb names the item."""
-    return _blanked(text, [m.span(1 if m.group(1) else 2) for m in _VERB.finditer(text)])
-
-
-def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
-    for start, end in spans:
+    for verb in _VERB.finditer(text):
+        start, end = verb.span(1 if verb.group(1) else 2)
         text = text[:start] + " " * (end - start) + text[end:]
     return text
 
@@ -324,7 +321,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         negator = _NEGATORS.search(before)
         negated = (
             negator
-            and not _clause_break(before)
+            and not _BREAK.search(before, negator.end(1))
             and not _named_after(
                 mentions, mention, text, mention.start - len(before) + negator.end(1)
             )
@@ -397,13 +394,8 @@ def _requirement_list_start(text: str) -> int:
     return len(text)
 
 
-def _clause_break(before: str) -> bool:
-    """A negator separated from the value by a comma, a full stop or a "but" does not apply to it
-    ("no hood but with pockets")."""
-    match = _NEGATORS.search(before)
-    return match is not None and bool(_BREAK.search(before, match.end(1)))
-
-
+# A negator separated from the value by a comma, a full stop or a "but" does not apply to it
+# ("no hood but with pockets").
 _BREAK = re.compile(r"[,.;]|\bbut\b", _I)
 
 
@@ -425,7 +417,8 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
 
 
 # "nickel free", "bpa-free"; not "free shipping"
-_FREE_OF = re.compile(r"\b([a-z]+)[- ]free\b(?!\s+(?:shipping|delivery|returns?|gift))", _I)
+_NOT_FREE_OF = "|".join(sorted(CONVERSATION.words["not_free_of"]))
+_FREE_OF = re.compile(rf"\b([a-z]+)[- ]free\b(?!\s+(?:{_NOT_FREE_OF})\b)", _I)
 
 
 def _head_word(phrase: str) -> str:
@@ -478,7 +471,7 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     rejection, money or values the vocabulary reads anyway. Words before the item are mostly
     its name ("house slippers") or values read anyway ("waterproof boots")."""
     request = _requested(piece)
-    # The item was read with verbs and owned things blanked out: find its first and last words.
+    # The item was read with its verbs blanked out: find its first and last words.
     words = item.split()
     said = request and words and re.search(_spread(words), request[1])
     if not request or not said:
