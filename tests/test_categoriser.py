@@ -105,6 +105,36 @@ def test_a_store_page_is_never_read_as_the_item(model):
     assert reading.node is None  # but it names no kind of item
 
 
+BAGS: dict[tuple[str, ...], list[str]] = {
+    (TOP, "Women", "Handbags & Wallets", "Shoulder Bags"): [
+        "Women's Leather Shoulder Bag Large Hobo",
+        "Canvas Shoulder Bag Tote for Women",
+    ],
+    (TOP, "Women", "Accessories", "Handbag Accessories", "Handbag Hangers"): [
+        "Handbag Hanger Hook for Table",
+        "Foldable Handbag Hanger Gift",
+    ],
+    (TOP, "Designer Shoes & Handbags"): [
+        "Designer Leather Handbag for Women",
+        "Luxury Handbag Satchel Designer",
+        "Designer Handbag Crossbody Chain",
+        "Italian Handbag Designer Tote",
+    ],
+    (TOP, "Tactical Boots"): ["Tactical Boots Military Combat", "Tactical Boots Desert Zip"],
+    (TOP, "Men", "Shoes", "Boots"): ["Men's Chelsea Boots Leather", "Men's Work Boots Steel Toe"],
+}
+
+
+def test_a_kind_the_shopper_names_wins_over_a_store_page_that_holds_the_mass():
+    bags = K.train([(t, path) for path, titles in BAGS.items() for t in titles])
+    assert bags is not None
+    reading = bags.read("handbag")
+    assert reading.leaf == "Designer Shoes & Handbags"  # the page holds most of the mass
+    assert reading.node == "Handbags & Wallets" and reading.node_p > 0.9  # the kind named
+    # A page that says more of the shopper's words than any kind leaves them to speak.
+    assert bags.read("tactical boots").node is None
+
+
 def test_the_distribution_covers_every_department_free_path(model):
     probabilities = model.distribution("warm knit sweater")
     assert probabilities.shape == (len(model.paths),)

@@ -328,3 +328,14 @@ def test_past_the_bound_a_quote_is_looked_for_among_the_kind_of_item_asked_for(l
     (within, _), *more = quote_searches(state, DEFAULT, features)
     assert not more and [c.occur for c in within.clauses] == [Occur.SHOULD]
     assert any(h.parent_asin.startswith("SUN") for h in index.search(within, limit=50))
+
+
+def test_past_the_bound_a_quote_of_words_too_many_products_hold_is_not_looked_for(look_alikes):
+    _, features = look_alikes
+    state = formal_dress("zip back")
+    held = min(features.holder_count("zip"), features.holder_count("back"))
+    kept = replace(DEFAULT, common_holders=20, quote_holders=held)
+    assert len(quote_searches(state, kept, features)) == 1
+    assert quote_searches(state, replace(kept, quote_holders=held - 1), features) == []
+    # Within the bound every quote is searched, however common its words.
+    assert quote_searches(state, replace(DEFAULT, quote_holders=0), features)

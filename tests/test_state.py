@@ -882,3 +882,9 @@ def test_more_ways_to_refuse_a_value(lexicon, said, refused, kept):
 
 def test_free_shipping_refuses_nothing(lexicon):
     assert parse_message("red dress free shipping", lexicon, None, True).negated_words == []
+
+
+@pytest.mark.parametrize("said", ["idk", "idc", "brb", "omg idk tbh"])
+def test_shopper_shorthand_for_not_knowing_or_minding_leaves_no_search_words(lexicon, said, play):
+    state, _ = play(lexicon, "I need a men's jacket", said, asked=["color"])
+    assert not state.active_fragments(), said

@@ -156,6 +156,8 @@ class Categoriser:
             for name in self.nodes
         ]
         self.is_item = np.array([name in items for name in self.nodes])
+        # Paths through no kind of item: store pages ("Designer Shoes & Handbags").
+        self.store_pages = np.asarray(self.path_nodes[self.is_item].sum(axis=0)).ravel() == 0
         self.nodes_with: dict[str, list[int]] = {}  # word -> the nodes with it in their name
         for i, parts in enumerate(self.node_parts):
             for word in set().union(*parts) if parts else ():
@@ -225,7 +227,8 @@ class Categoriser:
         first tier that has one:
         named in full by the text, on the paths of its head noun ("sweater dress": Dresses, not
         Sweaters; "running shoes": Running, a kind of shoe); named in full; holding most of the
-        mass on the head's paths; holding most of the mass."""
+        mass on the head's paths; holding most of the mass; else a kind named over a store page
+        (`_kind_over_a_page`)."""
         on_head = self.on_head.get(head) if head else None
         if on_head is None:
             on_head = np.zeros(len(self.paths))
@@ -245,7 +248,39 @@ class Categoriser:
                 lowest = [i for i in candidates if not self.below[i] & candidates] or candidates
                 pick = max(lowest, key=lambda i: weight[i])
                 return self.nodes[pick], float(weight[pick])
-        return None, 0.0
+        return self._kind_over_a_page(probabilities, mass, named, said, head)
+
+    def _kind_over_a_page(
+        self,
+        probabilities: np.ndarray,
+        mass: np.ndarray,
+        named: np.ndarray,
+        said: frozenset[str],
+        head: str | None,
+    ) -> tuple[str | None, float]:
+        """Where a store page holds most of the mass ("handbag": Designer Shoes & Handbags), the
+        heaviest kind of item named in full by words holding the head noun (Handbags &
+        Wallets), with the page's mass: the words that name the kind drew it there. Not where
+        the page says more of the shopper's words ("tactical boots": then they speak alone)."""
+        best = int(probabilities.argmax())
+        if not self.store_pages[best]:
+            return None, 0.0
+        page = _named_words(said, map(_stems, _CONJUNCTS.split(self.paths[best][-1])))
+        kinds = [
+            i
+            for i in np.flatnonzero(named).tolist()
+            if any(head in part for part in self.node_parts[i])
+            and _named_words(said, self.node_parts[i]) >= page
+        ]
+        if not kinds:
+            return None, 0.0
+        kind = max(kinds, key=lambda i: mass[i])
+        return self.nodes[kind], float(mass[kind] + probabilities[best])
+
+
+def _named_words(said: frozenset[str], parts: Iterable[frozenset[str]]) -> int:
+    """How many of the shopper's words the longest part of a name they say in full holds."""
+    return max((len(part) for part in parts if part and part <= said), default=0)
 
 
 # -- training ---------------------------------------------------------------------------------

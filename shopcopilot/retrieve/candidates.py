@@ -37,6 +37,10 @@ class RetrievalSettings:
     # then costs the phrase matching of one category, not of the catalog (docs/benchmarks.md).
     quotes_in_item: bool = True
     item_quote_window: int = 150
+    # Past the bound too, a quote every word of which more than `quote_holders` products hold
+    # ("Keep one at home and one for travel", "Department: womens") is not searched word for
+    # word: its phrase matching costs 20 to 70 ms and the scored search has its words anyway.
+    quote_holders: int | None = 100_000
     brand_window: int = 100
     browsing_window_bonus: int = 50
     # Index fields the agent does not search. Descriptions are long marketing text: searching
@@ -175,7 +179,7 @@ def quote_searches(
     phrases = tuple(
         phrase(f.text, fields=PHRASE_FIELDS)
         for f in state.active_fragments()
-        if len(tokens(f.text)) >= 2
+        if len(tokens(f.text)) >= 2 and not _too_common(f.text, cap, settings, features)
     )[-(cap or 0) :]
     if not phrases or not settings.phrase_window:
         return []
@@ -186,6 +190,16 @@ def quote_searches(
         return [(Query((quote, within)), settings.item_quote_window) for quote in quotes]
     limit = min(settings.phrase_window * len(phrases), settings.max_phrase_hits)
     return [(Query(phrases, max_postings=settings.max_postings), limit)]
+
+
+def _too_common(
+    text: str, cap: int | None, settings: RetrievalSettings, features: FeatureStore | None
+) -> bool:
+    """Past the bound (a `cap`): is every word of the quote held by over `quote_holders`?"""
+    bound = settings.quote_holders
+    if not cap or bound is None or features is None:
+        return False
+    return min(features.holder_count(w) for w in tokens(text)) > bound
 
 
 def _item_head(state: ShoppingState) -> str | None:
