@@ -24,6 +24,7 @@ from .runner import (
     resolve_agent_spec,
 )
 from .sessions_io import Session, SessionFileError, load_sessions, write_sessions
+from .understanding import SPLITS
 
 PROTOCOL_HELP = (
     "The simulated customer: official (the organiser's rules), natural (its own words), "
@@ -351,11 +352,12 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
 @click.command("eval-understanding")
 @click.option(
     "--split",
-    type=click.Choice(["dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "all"]),
+    type=click.Choice(SPLITS),
     default="dev",
     show_default=True,
     help="Corpus split: tune on dev; test and the fresh slices (fresh: session 6, fresh2: "
-    "session 8, fresh3: session 9, fresh4: session 11, each written blind) are for reporting only.",
+    "session 8, fresh3: session 9, fresh4: session 11, fresh5: session 12, each written blind) "
+    "are for reporting only.",
 )
 @click.option(
     "--catalog",
