@@ -176,11 +176,10 @@ def quote_searches(
     which a product quoting several comes first; past the common-words bound, one per quote
     among the products whose category path or title holds the item's head word."""
     cap = quotes_cap(settings, features)
-    phrases = tuple(
-        phrase(f.text, fields=PHRASE_FIELDS)
-        for f in state.active_fragments()
-        if len(tokens(f.text)) >= 2 and not _too_common(f.text, cap, settings, features)
-    )[-(cap or 0) :]
+    quoted = [f.text for f in state.active_fragments() if len(tokens(f.text)) >= 2]
+    if cap and features is not None and settings.quote_holders is not None:
+        quoted = [q for q in quoted if not _all_held_by_over(q, settings.quote_holders, features)]
+    phrases = tuple(phrase(q, fields=PHRASE_FIELDS) for q in quoted)[-(cap or 0) :]
     if not phrases or not settings.phrase_window:
         return []
     head = _item_head(state)
@@ -192,13 +191,8 @@ def quote_searches(
     return [(Query(phrases, max_postings=settings.max_postings), limit)]
 
 
-def _too_common(
-    text: str, cap: int | None, settings: RetrievalSettings, features: FeatureStore | None
-) -> bool:
-    """Past the bound (a `cap`): is every word of the quote held by over `quote_holders`?"""
-    bound = settings.quote_holders
-    if not cap or bound is None or features is None:
-        return False
+def _all_held_by_over(text: str, bound: int, features: FeatureStore) -> bool:
+    """Is every word of the quote held by more than `bound` products?"""
     return min(features.holder_count(w) for w in tokens(text)) > bound
 
 
