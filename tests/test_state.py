@@ -683,6 +683,16 @@ def test_who_it_is_for_before_a_comma_does_not_end_the_item_name(make_lexicon, p
 
 
 @pytest.mark.parametrize(
+    "said,closure",
+    [("no slip ons please", "slip on"), ("no lace-ups, he can't tie them", "lace up")],
+)
+def test_a_closure_named_in_the_plural_is_rejected_whole(lexicon, said, closure, play):
+    state, _ = play(lexicon, "slippers for my grandpa", said)
+    assert ("closure", closure) in {(r.attribute, r.value) for r in state.rejected}
+    assert "ons" not in {r.value for r in state.rejected}
+
+
+@pytest.mark.parametrize(
     "said", ["Prefer to stay away from suede.", "I dislike suede", "steer clear of suede please"]
 )
 def test_more_ways_to_reject_a_value(lexicon, said, play):

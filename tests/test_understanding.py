@@ -27,6 +27,23 @@ def test_a_bad_corpus_line_is_reported_with_file_and_line(tmp_path: Path) -> Non
         U.load_corpus(tmp_path)
 
 
+def test_the_second_annotation_covers_dev_cases_and_agrees_only_where_it_does(
+    tmp_path: Path,
+) -> None:
+    second = U.second_reading(U.CORPUS_DIR / "agreement" / "second_dev.jsonl")
+    dev = {case.id: case for case in U.load_corpus(split="dev")}
+    assert len(second) >= 200 and set(second) <= set(dev)
+    cases = [dev[i] for i in second]
+    itself = {case.id: [dict(t.expect) for t in case.turns] for case in cases}
+    assert U.agreement(cases, itself).exact == sum(len(c.turns) for c in cases)
+    summary = U.agreement(cases, second).to_dict(0, 0, "dev")
+    assert 0.5 < summary["exact_match"] < 1.0  # written apart: it differs somewhere
+    bad = tmp_path / "second.jsonl"
+    bad.write_text('{"id": "u0001"}\n', encoding="utf-8")
+    with pytest.raises(U.CorpusError, match="second.jsonl:1"):
+        U.second_reading(bad)
+
+
 def test_unknown_split_is_refused() -> None:
     with pytest.raises(U.CorpusError, match="unknown split"):
         U.load_corpus(split="train")

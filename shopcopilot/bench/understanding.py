@@ -439,6 +439,34 @@ def evaluate(
     return report
 
 
+def second_reading(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """A second annotator's file (benchmarks/data/understanding/agreement/): case id -> its
+    expect per turn."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                out[raw["id"]] = [dict(t["expect"]) for t in raw.get("turns", [raw])]
+            except (ValueError, KeyError, TypeError) as error:
+                raise CorpusError(f"{path}:{number}: {error}") from error
+    return out
+
+
+def agreement(cases: Sequence[Case], second: Mapping[str, list[dict[str, Any]]]) -> Report:
+    """The second annotation scored against the corpus's as the copilot's state is: the corpus
+    is the gold, the second annotator the reader, naming one item (its first choice)."""
+    report = Report()
+    for case in cases:
+        for number, (turn, other) in enumerate(zip(case.turns, second[case.id], strict=True), 1):
+            got = expected(other)
+            got["item"] = {_norm(other["item"])} if other.get("item") else set()
+            report.add(case, number, got, expected(turn.expect))
+    return report
+
+
 def play_case(
     agent: Any, case: Case, session: str, ids: Sequence[str], detailed: bool = True
 ) -> Iterator[tuple[int, Turn, Any]]:
