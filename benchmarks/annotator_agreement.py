@@ -1,9 +1,9 @@
 """How far two blind annotators agree on the understanding corpus: the ceiling of its scores.
 
-    python benchmarks/annotator_agreement.py [--second FILE] [--copilot] [-o OUT.json]
+    python benchmarks/annotator_agreement.py [--split dev|test] [--copilot] [-o OUT.json]
 
 A second annotator, blind to the parser and to the first annotation, annotated a sample of
-the dev split from the same written conventions (benchmarks/data/understanding/agreement/).
+each split from the same written conventions (benchmarks/data/understanding/agreement/).
 Its reading is scored against the corpus's exactly as the copilot's state is (same slots,
 same matchers): the first annotator is the gold, the second the reader. Where two careful
 readers of the same conventions differ, a reader's score cannot tell right from wrong, so
@@ -20,7 +20,7 @@ from typing import Any
 
 from shopcopilot.bench import understanding as u
 
-AGREEMENT = u.CORPUS_DIR / "agreement" / "second_dev.jsonl"
+AGREEMENT = u.CORPUS_DIR / "agreement"
 
 
 def copilot(cases: list[u.Case]) -> u.Report:
@@ -42,17 +42,19 @@ def row(name: str, summary: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--second", type=Path, default=AGREEMENT)
+    parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--copilot", action="store_true", help="score the copilot on the sample")
     parser.add_argument("-o", "--out", type=Path)
     args = parser.parse_args()
-    second = u.second_reading(args.second)
-    cases = [c for c in u.load_corpus(split="dev") if c.id in second]
+    second = u.second_reading(AGREEMENT / f"second_{args.split}.jsonl")
+    cases = [c for c in u.load_corpus(split=args.split) if c.id in second]
     n_utt, n_ex = sum(not c.exchange for c in cases), sum(c.exchange for c in cases)
-    results = {"second annotator": u.agreement(cases, second).to_dict(n_utt, n_ex, "dev sample")}
+    results = {
+        "second annotator": u.agreement(cases, second).to_dict(n_utt, n_ex, f"{args.split} sample")
+    }
     if args.copilot:
-        results["copilot"] = copilot(cases).to_dict(n_utt, n_ex, "dev sample")
-    print(f"{n_utt} utterances, {n_ex} exchanges of the dev split")
+        results["copilot"] = copilot(cases).to_dict(n_utt, n_ex, f"{args.split} sample")
+    print(f"{n_utt} utterances, {n_ex} exchanges of the {args.split} split")
     print(
         "| reader | item F1 | not F1 | reference F1 | critique F1 | budget exact | size exact "
         "| exact-state |"

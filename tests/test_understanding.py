@@ -27,13 +27,14 @@ def test_a_bad_corpus_line_is_reported_with_file_and_line(tmp_path: Path) -> Non
         U.load_corpus(tmp_path)
 
 
-def test_the_second_annotation_covers_dev_cases_and_agrees_only_where_it_does(
-    tmp_path: Path,
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_the_second_annotation_covers_its_split_and_agrees_only_where_it_does(
+    tmp_path: Path, split: str
 ) -> None:
-    second = U.second_reading(U.CORPUS_DIR / "agreement" / "second_dev.jsonl")
-    dev = {case.id: case for case in U.load_corpus(split="dev")}
-    assert len(second) >= 200 and set(second) <= set(dev)
-    cases = [dev[i] for i in second]
+    second = U.second_reading(U.CORPUS_DIR / "agreement" / f"second_{split}.jsonl")
+    corpus = {case.id: case for case in U.load_corpus(split=split)}
+    assert len(second) >= 200 and set(second) <= set(corpus)
+    cases = [corpus[i] for i in second]
     itself = {case.id: [dict(t.expect) for t in case.turns] for case in cases}
     assert U.agreement(cases, itself).exact == sum(len(c.turns) for c in cases)
     summary = U.agreement(cases, second).to_dict(0, 0, "dev")
