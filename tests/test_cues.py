@@ -108,6 +108,8 @@ def test_cue_words_are_never_taken_for_typos(lexicon):
         ("any colour is fine", ["color"]),
         ("not fussy about the brand", ["brand"]),
         ("your call on the material", ["material"]),
+        ("any brand", ["brand"]),
+        ("whichever colour", ["color"]),
     ],
 )
 def test_no_preference_in_other_words(lexicon, message, expected):
@@ -180,6 +182,21 @@ def test_state_keeps_only_the_clause_structure_in_code():
     6,000 characters before the cue lists moved out."""
     total = sum(_regex_text(path) for path in STATE.glob("*.py"))
     assert total <= 2500, total
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["good morning!", "are you a bot? lol 🤖", "hi, are you there?", "thank you so much!!"],
+)
+def test_small_talk_asks_nothing_of_the_product(lexicon, play, message):
+    state, diffs = play(lexicon, message)
+    assert not state.fragments and not diffs[0].read
+
+
+def test_small_talk_before_a_request_leaves_the_request(lexicon, play):
+    state, _ = play(lexicon, "good morning! are you a bot? I need a men's jacket")
+    assert [f.text for f in state.fragments] == []
+    assert any(c.attribute == "category" for c in state.active())
 
 
 def test_each_reading_names_the_words_it_came_from(lexicon, play):

@@ -77,6 +77,14 @@ def test_expected_budget_and_sizes_take_the_states_forms() -> None:
     assert want["colors"] == {"blue"}  # the vocabulary's canonical colour
 
 
+def test_a_turn_read_as_not_knowing_is_no_chit_chat() -> None:
+    state = {"constraints": [], "fragments": [], "rejected": []}
+    nodes = U.NodeResolver([])
+    assert U.predicted(state, {}, nodes)["chitchat"] == {True}
+    unsure = {"read": [{"kind": "not sure", "value": "", "start": 0, "end": 3, "words": "idk"}]}
+    assert U.predicted(state, unsure, nodes)["chitchat"] == set()
+
+
 def test_evaluate_plays_a_case_and_reads_the_state(synthetic_index) -> None:
     agent = Agent(index=synthetic_index, warm_up=False)
     case = U.Case(

@@ -57,6 +57,7 @@ SLOTS = (
     "chitchat",
 )
 _DEPARTMENTS = {"baby girls": "baby", "baby boys": "baby"}
+_CUE_READINGS = frozenset({"not sure", "no preference", "browsing"})
 _WHO = frozenset({"women", "men", "girl", "boy", "baby", "kid", "unisex"})
 
 
@@ -225,7 +226,9 @@ def predicted(
             "audience",
         )
     )
-    out["chitchat"] = set() if changed else {True}
+    # A turn read as not knowing, browsing or having no preference is a reply, not chit-chat.
+    cue = any(r["kind"] in _CUE_READINGS for r in diff.get("read", []))
+    out["chitchat"] = set() if changed or cue else {True}
     return out
 
 

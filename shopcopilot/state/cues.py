@@ -34,6 +34,7 @@ PHRASE_LISTS = (
     "leading_change_of_mind",
     "interjections",
     "browsing",
+    "small_talk",
     "subjects",
     "seeking",
     "named_with_a_negator",

@@ -30,6 +30,8 @@ _NOT_SURE = re.compile(_cue("not_sure"), _I)
 _OVERRIDE = re.compile(_cue("change_of_mind"), _I)
 _BROWSING = re.compile(_cue("browsing"), _I)
 _REJECT_SHOWN = re.compile(_cue("rejects_shown"), _I)
+# Greetings, thanks, questions about the assistant ("are you a bot?"): no wish of the product.
+_SMALL_TALK = re.compile(rf"\b{_cue('small_talk')}\b", _I)
 # Openers before a request or a change of mind: "ok so", "hmm, well".
 _OPENERS = rf"^\s*(?:{_cue('interjections')}[,!\s]*)*"
 # A change of mind said before the request itself: "on reflection, I need X", "correction: X".
@@ -675,6 +677,8 @@ def _fragment(piece: str, listed: bool = False) -> str:
     """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues.
     Outside a requirement list, what follows a negator is a rejection, not a requirement."""
     piece = _strip_leadin(piece).strip(" \t-,.")
+    if not _has_content(_SMALL_TALK.sub(" ", piece)):
+        return ""  # only small talk and chatter
     for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
@@ -684,8 +688,11 @@ def _fragment(piece: str, listed: bool = False) -> str:
         piece = _NEGATED_TAIL.sub("", piece).strip(" \t-,.")
         if _NEGATED_AFTER.search(piece):  # "hook and loop is annoying": a rejection, not a wish
             return ""
-    content = [t for t in tokens(piece) if t not in _CHATTER and len(t) > 1]
-    return piece if content else ""
+    return piece if _has_content(piece) else ""
+
+
+def _has_content(text: str) -> bool:
+    return any(t not in _CHATTER and len(t) > 1 for t in tokens(text))
 
 
 # What follows a negator is a rejection, not a requirement ("leather instead of suede").
