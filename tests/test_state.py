@@ -682,14 +682,11 @@ def test_who_it_is_for_before_a_comma_does_not_end_the_item_name(make_lexicon, p
     assert "masks" in item(state)[0]
 
 
-@pytest.mark.parametrize(
-    "said,closure",
-    [("no slip ons please", "slip on"), ("no lace-ups, he can't tie them", "lace up")],
-)
-def test_a_closure_named_in_the_plural_is_rejected_whole(lexicon, said, closure, play):
-    state, _ = play(lexicon, "slippers for my grandpa", said)
-    assert ("closure", closure) in {(r.attribute, r.value) for r in state.rejected}
-    assert "ons" not in {r.value for r in state.rejected}
+def test_a_fragment_of_words_read_otherwise_is_marked_covered(lexicon, play):
+    state, _ = play(lexicon, "I need a jacket for men under fifty bucks")
+    assert [(f.text, f.covered) for f in state.fragments] == [("fifty bucks", True)]
+    state, _ = play(lexicon, "I need a jacket with a hidden inner pocket for my passport")
+    assert state.fragments and not any(f.covered for f in state.fragments)
 
 
 @pytest.mark.parametrize(

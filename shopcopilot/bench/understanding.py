@@ -208,7 +208,9 @@ def predicted(
     for slot in ("recipient", "age_group"):  # who the item is for, as the state keeps it
         if fact := audience.get(slot):
             out[slot].add(fact["value"])
-    out["features"] |= {f["text"] for f in state["fragments"] if f["status"] == "active"}
+    out["features"] |= {  # fragments every word of which is read otherwise claim nothing more
+        f["text"] for f in state["fragments"] if f["status"] == "active" and not f.get("covered")
+    }
     out["not"] = {_stem_phrase(r["value"]) for r in state["rejected"]}
     out["no_preference"] = set(diff.get("unconstrained", []))
     out["correction"] = {True} if diff.get("new_epoch") or diff.get("replaced") else set()

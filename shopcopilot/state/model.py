@@ -62,6 +62,8 @@ class Fragment:
     epoch: int
     level: Level = Level.SOFT
     status: Status = Status.ACTIVE
+    # Every word of it was read as a typed reading too ("size 18"): kept for the search only.
+    covered: bool = False
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Fragment:
@@ -237,7 +239,8 @@ class ShoppingState:
                 for c in self.constraints
             ],
             fragments=[
-                Fragment(f.text, f.source_turn, f.epoch, f.level, f.status) for f in self.fragments
+                Fragment(f.text, f.source_turn, f.epoch, f.level, f.status, f.covered)
+                for f in self.fragments
             ],
             rejected=[Rejection(r.attribute, r.value, r.source_turn) for r in self.rejected],
             unconstrained=list(self.unconstrained),

@@ -428,7 +428,7 @@ def _head_word(phrase: str) -> str:
     content = [
         w
         for w in alpha2digit(phrase.lower(), "en").split()
-        if w not in _PHRASE_STOP and content_word(w) and w not in _NOT_A_WISH and w.isalpha()
+        if w not in _PHRASE_STOP and content_word(w) and w not in NOT_A_WISH and w.isalpha()
     ]
     return content[-1] if content else ""
 
@@ -491,7 +491,7 @@ def _wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:
         word
         for word in _WORD.finditer(rest)
         if content_word(word.group().lower())
-        and word.group().lower() not in _NOT_A_WISH
+        and word.group().lower() not in NOT_A_WISH
         and word.group().lower() not in rejected
         and not any(a <= word.start() < b for a, b in covered)
     ]
@@ -504,7 +504,7 @@ def _spread(words: list[str]) -> str:
 
 
 # Words that carry no wish about the product: money, cue words, "to be exact", "closure".
-_NOT_A_WISH = money_talk() | CONVERSATION.vocabulary() | CONVERSATION.words["not_wishes"]
+NOT_A_WISH = money_talk() | CONVERSATION.vocabulary() | CONVERSATION.words["not_wishes"]
 
 
 def _only_rejected(fragment: str, obs: Observation) -> bool:

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from .budget import read_numbers
-from .parse import Observation, cue_span
+from .parse import NOT_A_WISH, Observation, content_word, cue_span, cue_spans
 
 
 def readings(obs: Observation) -> list[dict[str, Any]]:
@@ -33,6 +33,41 @@ def readings(obs: Observation) -> list[dict[str, Any]]:
     if obs.audience is not None:
         found += [_at(text, "who", f"{slot}={h.value}", h.start, h.end) for slot, h in _heard(obs)]
     return sorted(found, key=lambda r: (r["start"] < 0, r["start"]))
+
+
+WORD = re.compile(r"[a-z0-9][a-z0-9'-]*", re.I)
+
+
+def typed_spans(obs: Observation) -> list[tuple[int, int]]:
+    """Where in the message the typed readings were said: values, rejections, the item, the
+    budget, who it is for, cues and what was said of shown products (free fragments are not
+    typed: they are what is left when nothing else reads the words)."""
+    text = obs.text
+    spans = [(m.start, m.end) for m in (*obs.values, *obs.negated)]
+    spans += [(p.start, p.end) for p in obs.shown_talk.pointers]
+    spans += [(c.start, c.end) for c in obs.shown_talk.cues]
+    spans += list(obs.audience.spans) if obs.audience is not None else []
+    spans += cue_spans(text)
+    lowered = text.lower()
+    for said in (obs.category_text, obs.budget.text if obs.budget else "", *obs.negated_words):
+        at = lowered.find(said.lower()) if said else -1
+        if at >= 0:
+            spans.append((at, at + len(said)))
+    return spans
+
+
+def covered(obs: Observation, fragment: str, spans: list[tuple[int, int]]) -> bool:
+    """Are the fragment's words all read already as typed readings ("size 18", "about 25
+    quid")? Such a fragment is kept for the search, but asks nothing the readings do not."""
+    at = obs.text.lower().find(fragment.lower())
+    if at < 0:  # written otherwise than read (a typo fixed): not known to be covered
+        return False
+    words = [
+        (at + m.start(), at + m.end())
+        for m in WORD.finditer(fragment)
+        if content_word(m.group().lower()) and m.group().lower() not in NOT_A_WISH
+    ]
+    return all(any(a < end and start < b for a, b in spans) for start, end in words)
 
 
 def _money_clause(text: str) -> str:

@@ -36,7 +36,8 @@ from .critique import CUES, KINDS, Critique, Pointer, Reading, Shown
 from .cues import CONVERSATION
 from .lexicon import Lexicon
 from .model import ShoppingState
-from .parse import Observation, content_word, cue_spans
+from .parse import Observation, content_word
+from .readings import WORD, typed_spans
 from .update import SINGLE_VALUED, read_critiques
 
 # -- the answer's schema: the typed part of `Observation`, as JSON ------------------------------
@@ -122,7 +123,6 @@ REASONS = ("reference", "comparison", "conflict", "unread")
 UNREAD_WORDS = 2
 UNREAD_SHARE = 0.5
 _COMPARISON = re.compile(CONVERSATION.pattern("comparisons"), re.I)
-_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*", re.I)
 _REFERRING = frozenset({"ordinal", "this", "other"})
 
 
@@ -180,19 +180,9 @@ def _conflict(obs: Observation) -> bool:
 def unread_words(obs: Observation) -> tuple[list[str], list[str]]:
     """(content words of the message, those no typed observation covers). Free fragments do not
     cover: they are what the rules fall back on when they can type nothing."""
-    text = obs.text
-    spans = [(m.start, m.end) for m in (*obs.values, *obs.negated)]
-    spans += [(p.start, p.end) for p in obs.shown_talk.pointers]
-    spans += [(c.start, c.end) for c in obs.shown_talk.cues]
-    spans += list(obs.audience.spans) if obs.audience is not None else []
-    spans += cue_spans(text)
-    lowered = text.lower()
-    for said in (obs.category_text, obs.budget.text if obs.budget else "", *obs.negated_words):
-        at = lowered.find(said.lower()) if said else -1
-        if at >= 0:
-            spans.append((at, at + len(said)))
+    spans = typed_spans(obs)
     words, uncovered = [], []
-    for match in _WORD.finditer(text):
+    for match in WORD.finditer(obs.text):
         word = match.group().lower()
         if not content_word(word):
             continue

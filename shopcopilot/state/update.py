@@ -26,7 +26,7 @@ from .model import (
     Turn,
 )
 from .parse import Observation, parse_message
-from .readings import readings
+from .readings import covered, readings, typed_spans
 
 # A shopper wants one of these at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({Facet.DEPARTMENT, Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.BRAND})
@@ -95,8 +95,11 @@ def update(
     _apply_critiques(new, obs, shown, diff, reading, recent)
     if obs.override and not replaced_facets and not category_changed:
         _archive_volunteered_fragments(new, diff)
+    spans = typed_spans(obs)
     for text in obs.fragments:
-        new.fragments.append(Fragment(text, turn, new.epoch, level))
+        new.fragments.append(
+            Fragment(text, turn, new.epoch, level, covered=covered(obs, text, spans))
+        )
         diff.fragments.append(text)
     new.history.append(Turn(turn=turn, user=message))
     return new, diff

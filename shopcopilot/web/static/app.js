@@ -289,7 +289,9 @@ function renderState(state) {
   const fragments = (state.fragments || []).filter((f) => f.status !== "replaced");
   if (fragments.length) {
     root.append(el("h3", {}, "Other words kept"));
-    root.append(el("ul", {class: "plain"}, fragments.map((f) => el("li", {}, "“" + f.text + "”", turnTag(f.source_turn)))));
+    // A covered fragment's words were all read above as values: kept for the search only.
+    root.append(el("ul", {class: "plain"}, fragments.map((f) => el("li", {}, "“" + f.text + "”", turnTag(f.source_turn),
+      f.covered ? el("span", {class: "muted"}, " (read above)") : null))));
   }
 
   const extra = Object.fromEntries(Object.entries(state).filter(([key]) => !KNOWN_STATE_KEYS.has(key)));
