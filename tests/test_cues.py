@@ -118,6 +118,16 @@ def test_no_preference_in_other_words(lexicon, message, expected):
 
 
 @pytest.mark.parametrize(
+    "message,value",
+    [("any colour is fine but preferably black", "black"), ("any colour except yellow", "yellow")],
+)
+def test_a_value_said_with_indifference_is_no_indifference(lexicon, message, value):
+    obs = parse_message(message, lexicon, last_question="color", first_turn=False)
+    assert obs.no_preference == []
+    assert value in {m.value for m in (*obs.values, *obs.negated)}
+
+
+@pytest.mark.parametrize(
     "message,item",
     [
         ("hmm ok so I'd like a dress", "dress"),

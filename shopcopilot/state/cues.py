@@ -82,9 +82,12 @@ class ConversationCues:
         return [template_pattern(t) for t in self.frames[role]]
 
     def vocabulary(self) -> frozenset[str]:
-        """Every word the file uses: the spelling fixer leaves them alone."""
+        """Every word the file uses, but small talk's: the spelling fixer leaves them alone, and
+        they are no wish of the product. Small talk is matched only as a whole clause; its words
+        ("real", "machine", "day", "ta") shielded that way changed how product words were read."""
         found: set[str] = set()
-        for template in (*_flat(self.phrases), *_flat(self.frames)):
+        phrases = {k: v for k, v in self.phrases.items() if k != "small_talk"}
+        for template in (*_flat(phrases), *_flat(self.frames)):
             for slot in template.split():
                 found.update(re.split(r"[|_]", slot.strip("[]").replace("’", "'")))
         for words in self.words.values():
