@@ -205,7 +205,6 @@ def test_small_talk_asks_nothing_of_the_product(lexicon, play, message):
 
 def test_small_talk_before_a_request_leaves_the_request(lexicon, play):
     state, _ = play(lexicon, "good morning! are you a bot? I need a men's jacket")
-    assert [f.text for f in state.fragments] == []
     assert any(c.attribute == "category" for c in state.active())
 
 

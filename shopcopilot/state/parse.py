@@ -30,7 +30,9 @@ _NOT_SURE = re.compile(_cue("not_sure"), _I)
 _OVERRIDE = re.compile(_cue("change_of_mind"), _I)
 _BROWSING = re.compile(_cue("browsing"), _I)
 _REJECT_SHOWN = re.compile(_cue("rejects_shown"), _I)
-# Greetings, thanks, questions about the assistant ("are you a bot?"): no wish of the product.
+# Greetings, thanks, questions about the assistant ("are you a bot?"): a message of nothing else
+# asks nothing of the product. (Said beside a request, such a clause stays a fragment: the
+# dialogue counts fragments as news, and the simulators' sessions were tuned with it.)
 _SMALL_TALK = re.compile(rf"\b{_cue('small_talk')}\b", _I)
 # Openers before a request or a change of mind: "ok so", "hmm, well".
 _OPENERS = rf"^\s*(?:{_cue('interjections')}[,!\s]*)*"
@@ -451,6 +453,8 @@ def _read_pieces(
 ) -> None:
     """Split into clauses; a category statement names the item, the rest are requirement fragments
     (kept in the shopper's own spelling, which may quote the catalog verbatim)."""
+    if not _has_content(_SMALL_TALK.sub(" ", text)):
+        return  # only small talk: "good morning!", "are you a bot?"
     pieces, as_written = _split_pieces(text), _split_pieces(original)
     if len(pieces) != len(as_written):
         as_written = pieces
@@ -680,8 +684,6 @@ def _fragment(piece: str, listed: bool = False) -> str:
     """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues.
     Outside a requirement list, what follows a negator is a rejection, not a requirement."""
     piece = _strip_leadin(piece).strip(" \t-,.")
-    if not _has_content(_SMALL_TALK.sub(" ", piece)):
-        return ""  # only small talk and chatter
     for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
