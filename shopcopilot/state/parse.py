@@ -121,8 +121,8 @@ def parse_message(
     if obs.budget:  # "whatever's under 40": an amount said is a budget, not indifference to one
         obs.no_preference = [a for a in obs.no_preference if a != "budget"]
     _read_values(text, lexicon, obs, last_question)
-    # "any colour, preferably black", "any colour except yellow": a value is no indifference.
-    valued = {m.attribute for m in (*obs.values, *obs.negated)}
+    # "any colour, but preferably black": a value wanted is no indifference.
+    valued = {m.attribute for m in obs.values}
     obs.no_preference = [a for a in obs.no_preference if a not in valued]
     # Sizes said as bare numbers ("womens 9", "10.5 wide"), unless the vocabulary read them.
     # A size read with more of its words wins ("size 7-8" over the vocabulary's "size 7").
