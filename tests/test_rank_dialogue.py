@@ -8,9 +8,11 @@ import pytest
 from shopcopilot.catalog.attributes import derive
 from shopcopilot.catalog.product import product_from_record
 from shopcopilot.dialogue import decide
+from shopcopilot.dialogue.wording import compose_message
 from shopcopilot.index.features_build import from_products
 from shopcopilot.rank import rerank
 from shopcopilot.state import update
+from shopcopilot.state.model import ShoppingState
 
 
 def product(
@@ -229,3 +231,10 @@ def test_word_presence_counts_plural_forms_and_forms_two_stems_share():
     one_each = Batch(store, np.array([2, 0]), {"pocket", "zipper"}, ())
     assert one_each.has["pocket"].tolist() == [True, True]
     assert one_each.has["zipper"].tolist() == [False, False]
+
+
+def test_with_no_item_known_the_open_question_asks_what_they_are_looking_for():
+    assert compose_message(ShoppingState(), "other", [], 10).endswith("What are you looking for?")
+    assert compose_message(ShoppingState(), "color", ["red"], 10).endswith(
+        "Do you have a color in mind (for example: red)?"
+    )

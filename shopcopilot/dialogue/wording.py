@@ -7,6 +7,7 @@ from ..terms import Attribute
 
 QUESTIONS = {
     "other": "What else matters to you for this item?",
+    "opening": "What are you looking for?",  # the open question while no item is known
     "category": "What kind of item are you looking for?",
     "style": "Who is it for, and is there a style or fit you like?",
     "color": "Do you have a color in mind?",
@@ -32,8 +33,10 @@ def compose_message(
         lead = f"{_nothing(state, relaxed)} {lead}"
     if attribute is None:
         return lead
+    if attribute == "other" and not state.active(Attribute.CATEGORY):
+        attribute = "opening"  # "good morning!": there is no item to ask more about yet
     question = QUESTIONS.get(attribute, QUESTIONS["other"])
-    if options and attribute != "other":
+    if options and attribute not in ("other", "opening"):
         question = question.rstrip("?") + f" (for example: {_join(options)})?"
     return f"{lead} {question}"
 
