@@ -67,7 +67,12 @@ def covered(obs: Observation, fragment: str, spans: list[tuple[int, int]]) -> bo
         for m in WORD.finditer(fragment)
         if content_word(m.group().lower()) and m.group().lower() not in NOT_A_WISH
     ]
-    return all(any(a < end and start < b for a, b in spans) for start, end in words)
+    return all(overlaps(start, end, spans) for start, end in words)
+
+
+def overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Does the stretch [start, end) overlap any of the spans?"""
+    return any(a < end and start < b for a, b in spans)
 
 
 def _money_clause(text: str) -> str:

@@ -37,7 +37,7 @@ from .cues import CONVERSATION
 from .lexicon import Lexicon
 from .model import ShoppingState
 from .parse import Observation, content_word
-from .readings import WORD, typed_spans
+from .readings import WORD, overlaps, typed_spans
 from .update import SINGLE_VALUED, read_critiques
 
 # -- the answer's schema: the typed part of `Observation`, as JSON ------------------------------
@@ -187,7 +187,7 @@ def unread_words(obs: Observation) -> tuple[list[str], list[str]]:
         if not content_word(word):
             continue
         words.append(word)
-        if not any(a < match.end() and match.start() < b for a, b in spans):
+        if not overlaps(match.start(), match.end(), spans):
             uncovered.append(word)
     return words, uncovered
 

@@ -95,7 +95,7 @@ def update(
     _apply_critiques(new, obs, shown, diff, reading, recent)
     if obs.override and not replaced_facets and not category_changed:
         _archive_volunteered_fragments(new, diff)
-    spans = typed_spans(obs)
+    spans = typed_spans(obs) if obs.fragments else []
     for text in obs.fragments:
         new.fragments.append(
             Fragment(text, turn, new.epoch, level, covered=covered(obs, text, spans))
