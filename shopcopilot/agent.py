@@ -16,6 +16,10 @@ from typing import Any, Literal
 import numpy as np
 
 from .dialogue import DialogueSettings, decide
+from .dialogue.answers import Answer, answer
+from .dialogue.examples import starters
+from .dialogue.replies import change_lead, say
+from .dialogue.wording import question_text, relaxed_text
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
 from .index.counts import catalog_counts
@@ -31,6 +35,10 @@ from .retrieve.candidates import Candidates
 from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
+from .state.model import StateDiff, Turn
+from .state.questions import Question, read_question
+from .state.requirements import drop as drop_requirement
+from .state.requirements import requirements
 from .state.spelling import is_english
 from .state.update import Consult
 from .terms import Attribute
@@ -42,6 +50,10 @@ class AgentSettings:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     ranking: RankWeights = field(default_factory=RankWeights)
     dialogue: DialogueSettings = field(default_factory=DialogueSettings)
+    # A person's copilot: questions about shown products are answered, the list keeps what is
+    # still best (new matches marked), the reply says what changed. The benchmark keeps its own
+    # protocol: never the same product twice in an epoch, a question every turn.
+    people: bool = False
 
 
 # What a person sees (the web page, `chat`): the whole list on every turn, and meaning beside
@@ -58,6 +70,7 @@ FOR_PEOPLE = AgentSettings(
     retrieval=RetrievalSettings(dense_window=50, goal_band=True),
     ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS),
     dialogue=DialogueSettings(narrow=False),
+    people=True,
 )
 
 
@@ -136,14 +149,22 @@ class Agent:
         top_k: int = 10,
         on_event: EventSink | None = None,
         detailed: bool = True,
+        drop: tuple[str, str | None] | None = None,
     ) -> TurnResult:
         """One turn through every stage; `on_event` receives each stage's trace event as it ends.
         Without `detailed` the trace keeps each stage's timing and summary only, as respond()
-        does, and the response is the same."""
+        does, and the response is the same. `drop`: (facet, value or None) takes back a
+        requirement instead of reading a message (a chip's ×); an unknown facet raises
+        `UnknownFacet`. The response also lists the requirements held after the turn."""
         response, state, diff, tracer = self._turn(
-            session_id, user_message, turn, top_k, on_event, detailed=detailed
+            session_id, user_message, turn, top_k, on_event, detailed=detailed, drop=drop
         )
+        response["requirements"] = [r.to_dict() for r in requirements(state)]
         return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
+
+    def examples(self, count: int = 4) -> list[str]:
+        """Requests a person could start with that this catalog answers well."""
+        return starters(catalog_counts(self.index.store, self.index.path).paths, count)
 
     def _turn(
         self,
@@ -153,16 +174,30 @@ class Agent:
         top_k: int,
         on_event: EventSink | None,
         detailed: bool,
+        drop: tuple[str, str | None] | None = None,
     ) -> tuple[dict[str, Any], ShoppingState, Any, Tracer]:
-        state = self._session(session_id)
-        turn = turn if turn is not None else state.turn + 1
+        before = self._session(session_id)
+        turn = turn if turn is not None else before.turn + 1
         tracer = Tracer(on_event, detailed)
-        state, diff = self._state(tracer, state, str(user_message or ""), turn, top_k)
+        message = str(user_message or "")
+        talk = Talk(question=self._question(before, message) if drop is None else None)
+        if drop is not None:
+            state, diff, talk.dropped = self._drop(tracer, before, drop, turn)
+        elif talk.question is not None:
+            state, diff = self._asked(tracer, before, message, turn)
+        else:
+            state, diff = self._state(tracer, before, message, turn, top_k)
         meaning = self._meaning(state)
         candidates = self._retrieve(tracer, state, meaning)
         ranked = self._rank(tracer, state, candidates, top_k, meaning)
         decision = self._decide(tracer, state, ranked, turn, top_k)
+        if self.settings.people:
+            ranked = self._keep_asked_about(before, ranked, talk)
+            decision = self._for_people(before, state, diff, ranked, decision, talk)
         response = self._respond(tracer, state, ranked, decision, turn, diff.resolver)
+        if self.settings.people:
+            _mark_new(response, before.last_shown)
+            response["answers"] = [a.to_dict() for a in talk.answers]
         with self._lock:
             self._sessions[session_id] = state
         return response, state, diff, tracer
@@ -180,6 +215,69 @@ class Agent:
             if tracer.detailed:
                 event.output = diff.to_dict()
         return state, diff
+
+    def _question(self, state: ShoppingState, message: str) -> Question | None:
+        """A person's question about the products shown ("how much is the first one?")."""
+        if not self.settings.people:
+            return None
+        question = read_question(message)
+        if question is None or (not state.last_shown and not question.positions):
+            return None  # "which is cheapest?" before any list is a search, not a question
+        return question
+
+    def _asked(self, tracer: Tracer, state: ShoppingState, message: str, turn: int):
+        """A question changes no requirement: the state only records the turn."""
+        with tracer.stage("state", message=message, last_question=state.last_question()) as event:
+            new = state.copy()
+            new.turn = turn
+            new.history.append(Turn(turn=turn, user=message))
+            diff = StateDiff()
+            event.summary = "a question about the products shown: no requirement changed"
+        return new, diff
+
+    def _drop(self, tracer: Tracer, state: ShoppingState, drop: tuple[str, str | None], turn: int):
+        facet, value = drop
+        with tracer.stage("state", message=f"(remove {facet})", last_question=None) as event:
+            new, diff, gone = drop_requirement(state, facet, value, turn)
+            event.summary = "removed " + (", ".join(r.label for r in gone) or "nothing")
+        return new, diff, gone
+
+    def _keep_asked_about(self, before: ShoppingState, ranked, talk: Talk):
+        """After a question the list the shopper asked about stays as it was, in its order."""
+        if talk.question is None or not before.last_shown:
+            return ranked
+        order = {asin: i for i, asin in enumerate(before.last_shown)}
+        ranked.sort(key=lambda s: order.get(s.parent_asin, len(order)))
+        return ranked
+
+    def _for_people(self, before, state, diff, ranked, decision, talk: Talk):
+        """The reply a person reads: the answer to their question, or what changed and what
+        holds, then the question that narrows most."""
+        count = min(decision.width, len(ranked))
+        if talk.question is not None:
+            shown = self.index.store.get_many(before.last_shown)
+            products = [shown[a] for a in before.last_shown if a in shown]
+            pointed = before.pointed_at()
+            position = before.last_shown.index(pointed[0]) + 1 if pointed else None
+            talk.answers = [answer(talk.question, products, position)]
+            decision.message = " ".join(a.text for a in talk.answers)
+            decision.ask_attribute, decision.options = None, []
+            return decision
+        now, earlier = requirements(state), requirements(before)
+        new_item = bool(before.history) and _item_changed(before, state)
+        left_out = (
+            [r["value"] for r in diff.replaced if _bound_to_item(r, state)] if new_item else []
+        )
+        lead = change_lead(state.turn, state, now, earlier, count, new_item, left_out)
+        if talk.dropped is not None:
+            labels = ", ".join(r.label for r in talk.dropped)
+            said = say("dropped", state.turn, dropped=labels) if labels else ""
+            lead = (said or say("none_held", state.turn, dropped="such requirement")) + " " + lead
+        if ranked.relaxed and count:
+            lead = f"{relaxed_text(state, ranked.relaxed)} {lead}"
+        question = question_text(state, decision.ask_attribute, decision.options)
+        decision.message = f"{lead} {question}".strip()
+        return decision
 
     def _meaning(self, state: ShoppingState) -> np.ndarray | None:
         """The shopper's words as a vector, when the index has product vectors."""
@@ -234,7 +332,10 @@ class Agent:
         meaning: np.ndarray | None,
     ):
         with tracer.stage("rank") as event:
-            seen = set(state.shown_this_epoch()) | set(state.turned_down())
+            # People see what is still best again (new matches are marked); the benchmark's
+            # protocol never shows a product twice in an epoch.
+            shown = () if self.settings.people else state.shown_this_epoch()
+            seen = set(shown) | set(state.turned_down())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
             rows = self.features.of_store_rows(candidates.rows)
@@ -493,3 +594,35 @@ def _rerank_output(lexical_order: list[str], ranked) -> dict[str, Any]:
             for s in top
         ],
     }
+
+
+@dataclass(slots=True)
+class Talk:
+    """What a person's turn asked of the copilot besides a search."""
+
+    question: Question | None = None
+    answers: list[Answer] = field(default_factory=list)
+    dropped: list[Any] | None = None  # the requirements a chip's × took back
+
+
+def _mark_new(response: dict[str, Any], last_shown: list[str]) -> None:
+    before = set(last_shown)
+    for recommendation in response["recommendations"]:
+        recommendation["new"] = bool(before) and recommendation["parent_asin"] not in before
+
+
+def _item_changed(before: ShoppingState, after: ShoppingState) -> bool:
+    def item(state: ShoppingState) -> str:
+        items = state.active(Attribute.CATEGORY)
+        return max(items, key=lambda c: c.source_turn).value if items else ""
+
+    return bool(item(before)) and item(before) != item(after)
+
+
+def _bound_to_item(replaced: dict[str, Any], state: ShoppingState) -> bool:
+    """A requirement this turn set aside because the item changed (a size of the old item)."""
+    return (
+        replaced.get("attribute") != Attribute.CATEGORY
+        and replaced.get("turn", state.turn) < state.turn
+        and not any(c.value == replaced.get("value") for c in state.active())
+    )

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ..catalog.loader import CatalogError
 from ..paths import resolve_catalog, shared_data_dir
+from .conversations import SPLITS as CONVERSATION_SPLITS
 from .customer import BOTH, PROTOCOLS
 from .evaluate import EvalRequest, run_eval
 from .runner import (
@@ -415,6 +416,85 @@ def eval_understanding_command(
     click.echo(f"wrote {out_dir / 'understanding.json'}")
 
 
+@click.command("eval-conversations")
+@click.option(
+    "--split",
+    type=click.Choice(CONVERSATION_SPLITS),
+    default="dev",
+    show_default=True,
+    help="Suite split: build on dev; test and fresh are for reporting (their misses are not "
+    "written).",
+)
+@click.option(
+    "--catalog",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Play every conversation on this catalog (default: each on its own: the embedded "
+    "synthetic catalog, or the real records padded to 50,000 when the shared data is here).",
+)
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Suite folder (default: benchmarks/data/conversations).",
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("runs/conversations"),
+    show_default=True,
+)
+@_clear_errors
+def eval_conversations_command(
+    split: str, catalog: Path | None, suite: Path | None, out_dir: Path
+) -> None:
+    """Play the conversation suite with the people's settings and check every turn; writes
+    DIR/conversations.json and DIR/misses.jsonl (dev conversations only)."""
+    import json
+
+    from rich.progress import Progress
+
+    from . import conversations as suite_module
+
+    chosen = suite_module.load_suite(suite or suite_module.SUITE_DIR, split)
+    if not chosen:
+        raise BenchError(f"the {split} split of the conversation suite is empty")
+    agents = _conversation_agents(catalog, {c.catalog for c in chosen})
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("conversations", total=len(chosen))
+        report = suite_module.evaluate(agents, chosen, split, progress=lambda: bar.advance(task))
+    summary = report.to_dict()
+    summary["command"] = _command_line()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "conversations.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    with (out_dir / "misses.jsonl").open("w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(miss) + "\n" for miss in report.misses)
+    Console().print(suite_module.report_table(summary))
+    if report.skipped:
+        click.echo(f"{len(report.skipped)} conversations skipped: their catalog is not here")
+    click.echo(f"wrote {out_dir / 'conversations.json'}")
+
+
+def _conversation_agents(catalog: Path | None, wanted: set[str]) -> dict[str, Any]:
+    """One agent (the people's settings) per catalog the conversations name."""
+    from ..agent import FOR_PEOPLE, Agent
+
+    if catalog is not None:
+        agent = Agent(resolve_catalog(catalog), settings=FOR_PEOPLE, warm_up=False)
+        return dict.fromkeys(wanted, agent)
+    agents: dict[str, Any] = {}
+    if "embedded" in wanted:
+        agents["embedded"] = Agent(resolve_catalog(None), settings=FOR_PEOPLE, warm_up=False)
+    if "real" in wanted and shared_data_dir() is not None:
+        from .real import prepare_real_benchmark
+
+        padded = prepare_real_benchmark(Console(stderr=True))[0]
+        agents["real"] = Agent(padded, settings=FOR_PEOPLE, warm_up=False)
+    return agents
+
+
 def _understanding_catalog(catalog: Path | None) -> Path:
     if catalog is not None or shared_data_dir() is None:
         return resolve_catalog(catalog)
@@ -431,5 +511,6 @@ def register(group: click.Group) -> None:
         bench_real_command,
         sessions_command,
         eval_understanding_command,
+        eval_conversations_command,
     ):
         group.add_command(command)

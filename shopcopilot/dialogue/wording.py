@@ -33,12 +33,23 @@ def compose_message(
         lead = f"{_nothing(state, relaxed)} {lead}"
     if attribute is None:
         return lead
+    return f"{lead} {question_text(state, attribute, options)}"
+
+
+def question_text(state: ShoppingState, attribute: str | None, options: list[str]) -> str:
+    """The one question, with example answers when there are some."""
+    if attribute is None:
+        return ""
     if attribute == "other" and not state.active(Attribute.CATEGORY):
         attribute = "opening"  # "good morning!": there is no item to ask more about yet
     question = QUESTIONS.get(attribute, QUESTIONS["other"])
     if options and attribute not in ("other", "opening"):
         question = question.rstrip("?") + f" (for example: {_join(options)})?"
-    return f"{lead} {question}"
+    return question
+
+
+def relaxed_text(state: ShoppingState, relaxed: tuple[str, ...]) -> str:
+    return _nothing(state, relaxed)
 
 
 def _lead(state: ShoppingState, shown: int) -> str:

@@ -1,0 +1,222 @@
+"""Answers about products already shown, from their catalog records: the price, the rating,
+the material, whether a colour, size or feature is listed, the cheapest or best rated, and
+two or three side by side. Where the record does not say, the answer says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..catalog.product import Product
+from ..state.questions import Question
+
+MATERIAL_DETAILS = ("Material", "Fabric Type", "Outer Material", "Sole Material", "Metal Type")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    positions: tuple[int, ...]
+    parent_asins: tuple[str, ...]
+    fact: str
+    text: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "positions": list(self.positions),
+            "parent_asins": list(self.parent_asins),
+            "fact": self.fact,
+            "text": self.text,
+        }
+
+
+def answer(question: Question, shown: Sequence[Product], pointed: int | None) -> Answer:
+    """The answer to `question` about `shown` (the list as the shopper saw it); `pointed`: the
+    position "it" refers to, if any."""
+    count = len(shown)
+    positions = question.positions or ((pointed,) if question.pronoun and pointed else ())
+    past = [p for p in positions if not 1 <= p <= count]
+    if past:
+        return Answer((), (), question.fact, _past_the_list(past[0], count))
+    if question.fact in ("cheapest", "priciest", "best_rated"):
+        return _extreme(question.fact, shown, positions or tuple(range(1, count + 1)))
+    if question.fact in ("cheaper", "pricier", "compare"):
+        chosen = positions if len(positions) >= 2 else tuple(range(1, min(count, 2) + 1))
+        return _pair(question.fact, shown, chosen)
+    if not positions:
+        return Answer((), (), question.fact, "Which one do you mean? Tell me its number, like #2.")
+    position = positions[0]
+    product = shown[position - 1]
+    text = _ABOUT_ONE[question.fact](product, position, question.values)
+    return Answer((position,), (product.parent_asin,), question.fact, text)
+
+
+def _past_the_list(position: int, count: int) -> str:
+    if not count:
+        return "I haven't shown you anything yet. Tell me what you're looking for."
+    return f"I showed {count} products, so there is no #{position}. Which one did you mean?"
+
+
+def price_text(product: Product) -> str:
+    return f"${product.price:.2f}" if product.price is not None else "no listed price"
+
+
+def _price(product: Product, position: int, _values: tuple[str, ...]) -> str:
+    if product.price is None:
+        return f"The listing for #{position} doesn't say its price."
+    return f"#{position} ({_short(product)}) costs {price_text(product)}."
+
+
+def _rating(product: Product, position: int, _values: tuple[str, ...]) -> str:
+    return f"#{position} {_rating_text(product)}."
+
+
+def _rating_text(product: Product) -> str:
+    if product.average_rating is None:
+        return "has no rating yet"
+    count = f" from {product.rating_number:,} ratings" if product.rating_number else ""
+    return f"is rated {product.average_rating:.1f} out of 5{count}"
+
+
+def material(product: Product) -> str:
+    for key in MATERIAL_DETAILS:
+        if product.details.get(key):
+            return product.details[key]
+    for feature in product.features:
+        if "%" in feature and len(feature) < 80:
+            return feature
+    return ""
+
+
+def _material(product: Product, position: int, _values: tuple[str, ...]) -> str:
+    made = material(product)
+    if not made:
+        return f"The listing for #{position} doesn't say what it is made of."
+    return f"#{position} is made of {made}."
+
+
+def _sizes(product: Product, position: int, _values: tuple[str, ...]) -> str:
+    said = product.details.get("Size") or _sentence_with(product, ("size", "sizes"))
+    if not said:
+        return f"The listing for #{position} doesn't list its sizes."
+    return f"About sizes, the listing for #{position} says: {said}"
+
+
+def _colors(product: Product, position: int, _values: tuple[str, ...]) -> str:
+    said = product.details.get("Color") or _sentence_with(product, ("color", "colors", "colour"))
+    if not said:
+        return f"The listing for #{position} doesn't list other colours."
+    return f"About colour, the listing for #{position} says: {said}"
+
+
+def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
+    found: list[str] = []
+    missing: list[str] = []
+    for value in values:
+        (found if _mentions(product, value) else missing).append(value)
+    parts = []
+    if found:
+        parts.append(f"Yes, the listing for #{position} mentions {_join(found)}.")
+    if missing:
+        lead = "It" if found else f"The listing for #{position}"
+        parts.append(f"{lead} doesn't say {_join(missing)}, so I can't promise that.")
+    return " ".join(parts) or f"The listing for #{position} doesn't say."
+
+
+_ABOUT_ONE = {
+    "price": _price,
+    "rating": _rating,
+    "material": _material,
+    "sizes": _sizes,
+    "colors": _colors,
+    "has": _has,
+}
+
+
+def _extreme(fact: str, shown: Sequence[Product], among: tuple[int, ...]) -> Answer:
+    if fact == "best_rated":
+        rated = [p for p in among if shown[p - 1].average_rating is not None]
+        if not rated:
+            return Answer(among, _ids(shown, among), fact, "None of these has a rating yet.")
+        best = max(
+            rated, key=lambda p: (shown[p - 1].average_rating, shown[p - 1].rating_number or 0)
+        )
+        product = shown[best - 1]
+        text = f"#{best} ({_short(product)}) is the best rated: {_rating_text(product)}."
+        return Answer((best,), (product.parent_asin,), fact, text)
+    priced = [p for p in among if shown[p - 1].price is not None]
+    if not priced:
+        return Answer(among, _ids(shown, among), fact, "None of these lists a price.")
+    pick = (min if fact == "cheapest" else max)(priced, key=lambda p: shown[p - 1].price or 0.0)
+    product = shown[pick - 1]
+    word = "cheapest" if fact == "cheapest" else "most expensive"
+    text = f"#{pick} ({_short(product)}) is the {word} at {price_text(product)}."
+    return Answer((pick,), (product.parent_asin,), fact, text)
+
+
+def _pair(fact: str, shown: Sequence[Product], chosen: tuple[int, ...]) -> Answer:
+    products = [shown[p - 1] for p in chosen]
+    lines = [f"#{p}: {side(shown[p - 1])}" for p in chosen]
+    priced = [
+        (prod.price, p) for prod, p in zip(products, chosen, strict=True) if prod.price is not None
+    ]
+    verdict = ""
+    if len(priced) == len(chosen):
+        low, high = min(priced), max(priced)
+        if low[0] == high[0]:
+            verdict = " They cost the same."
+        else:
+            verdict = f" #{low[1]} is cheaper, by ${high[0] - low[0]:.2f}."
+            if fact == "pricier":
+                verdict = f" #{high[1]} costs more, by ${high[0] - low[0]:.2f}."
+    elif fact != "compare":
+        verdict = " Not all of them list a price, so I can't say which is cheaper."
+    text = "Side by side: " + "; ".join(lines) + "." + verdict
+    return Answer(chosen, tuple(p.parent_asin for p in products), fact, text)
+
+
+def side(product: Product) -> str:
+    parts = [price_text(product)]
+    made = material(product)
+    if made:
+        parts.append(made)
+    color = product.details.get("Color")
+    if color:
+        parts.append(color)
+    parts.append(_rating_text(product))
+    return f"{_short(product)}, " + ", ".join(parts)
+
+
+def _short(product: Product, words: int = 6) -> str:
+    title = product.title.split()
+    return " ".join(title[:words]) + ("…" if len(title) > words else "")
+
+
+def _ids(shown: Sequence[Product], positions: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(shown[p - 1].parent_asin for p in positions)
+
+
+def _text(product: Product) -> str:
+    return " ; ".join([product.title, *product.details.values(), *product.features]).lower()
+
+
+def _mentions(product: Product, value: str) -> bool:
+    words = [w for w in value.lower().split() if w not in ("size", "a", "an", "in")] or [value]
+    text = _text(product)
+    return all(
+        re.search(rf"(?<![a-z0-9.]){re.escape(w)}(?:s|es)?(?![a-z0-9])", text) for w in words
+    )
+
+
+def _sentence_with(product: Product, words: tuple[str, ...]) -> str:
+    for feature in product.features:
+        lowered = feature.lower()
+        if any(re.search(rf"\b{w}\b", lowered) for w in words):
+            return feature if len(feature) <= 160 else feature[:157] + "…"
+    return ""
+
+
+def _join(values: Sequence[str]) -> str:
+    values = list(values)
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]

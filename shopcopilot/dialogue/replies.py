@@ -1,0 +1,102 @@
+"""What the copilot says to a person: what this turn changed, what still holds, the item in the
+shopper's words, and the question, with the wording drawn from data/replies.json so a reply
+does not repeat itself turn after turn."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..state.model import ShoppingState
+from ..state.requirements import Requirement
+from ..terms import Attribute
+
+_DATA = json.loads(Path(__file__).with_name("data").joinpath("replies.json").read_text("utf-8"))
+WORDINGS: dict[str, list[str]] = {k: v for k, v in _DATA.items() if not k.startswith("_")}
+HELD_SHOWN = 3  # requirements named as still holding, at most
+# What is worth repeating as still holding, in this order (a fragment of free text is not).
+HOLDS_FIRST = ("budget", "size", "color", "department", "width", "material", "brand", "style")
+
+
+def say(occasion: str, turn: int, **slots: object) -> str:
+    choices = WORDINGS[occasion]
+    text = choices[turn % len(choices)].format(**slots)
+    return text[:1].upper() + text[1:]
+
+
+def item_words(state: ShoppingState) -> str:
+    """The item as the shopper named it ("running shoes"), else "options"."""
+    items = state.active(Attribute.CATEGORY)
+    if not items:
+        return "options"
+    item = max(items, key=lambda c: c.source_turn)
+    return item.text or item.value
+
+
+def change_lead(
+    turn: int,
+    state: ShoppingState,
+    now: Sequence[Requirement],
+    before: Sequence[Requirement],
+    count: int,
+    new_item: bool,
+    left_out: Sequence[str] = (),
+) -> str:
+    """'Blue, still under $100 and in size 10.5: 10 running shoes.'"""
+    if not count:
+        return say("nothing", turn, held="")
+    earlier = {(r.facet, r.value.lower(), r.negated) for r in before}
+    added = [r for r in now if (r.facet, r.value.lower(), r.negated) not in earlier]
+    kept = [r for r in now if (r.facet, r.value.lower(), r.negated) in earlier]
+    item = item_words(state)
+    shown_added = [r for r in added if r.facet not in ("item", "feature", "recipient", "age")]
+    held = _held(kept if not new_item else now, item)
+    if new_item:
+        lead = say("new_item", turn, item=item, count=count, held=_with(held))
+    elif not before:
+        lead = say("first", turn, item=item, count=count, held=_with(_held(now, item)))
+    elif shown_added:
+        changed = _join([_phrase(r) for r in shown_added])
+        still = f", still {held}" if held else ""
+        lead = say("changed", turn, changed=changed, item=item, count=count, held=still)
+    else:
+        lead = say("same", turn, item=item, count=count, held=_with(held))
+    if left_out:
+        lead += " " + say("no_longer", turn, dropped=_join(list(left_out)))
+    return lead
+
+
+def _held(requirements: Sequence[Requirement], item: str) -> str:
+    ranked = sorted(
+        (r for r in requirements if r.facet in HOLDS_FIRST or r.negated),
+        key=lambda r: HOLDS_FIRST.index(r.facet) if r.facet in HOLDS_FIRST else len(HOLDS_FIRST),
+    )
+    labels = [_phrase(r) for r in ranked if r.value.lower() not in item.lower()]
+    labels = [
+        f"in {label}" if r.facet == "color" and not r.negated else label
+        for r, label in zip(ranked, labels, strict=False)
+    ]
+    return _join(labels[:HELD_SHOWN])
+
+
+def _phrase(requirement: Requirement) -> str:
+    if requirement.facet == "budget":
+        label = requirement.label
+        return label.replace("≤ ", "under ").replace("≥ ", "over ")
+    if requirement.facet == "department":
+        return f"for {requirement.value}"
+    if requirement.facet == "size":
+        return f"in {requirement.label}"
+    return requirement.label
+
+
+def _with(held: str) -> str:
+    return f", {held}" if held else ""
+
+
+def _join(parts: Sequence[str]) -> str:
+    parts = [p for p in parts if p]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -1,0 +1,148 @@
+"""Questions about the products already shown: "how much is the first one?", "is #2 available
+in blue?", "which is the cheapest?", "what's the difference between 1 and 2?".
+
+A question is read, not applied: it changes no requirement (asking whether #1 comes in blue
+is not asking for blue), and the list it asks about stays. The phrases are data
+(data/questions.json); the pointers ("the first one", "#2") come from the critique reader.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .critique import read_shown_talk, words_with_spans
+
+DATA_FILE = Path(__file__).with_name("data") / "questions.json"
+_RAW = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+FACT_PHRASES: dict[str, list[tuple[str, ...]]] = {
+    fact: [tuple(p.split()) for p in phrases] for fact, phrases in _RAW["facts"].items()
+}
+OPENERS = frozenset(_RAW["openers"])
+HAS_CUES = [tuple(p.split()) for p in _RAW["has_cues"]]
+PRONOUNS = [tuple(p.split()) for p in _RAW["pronouns"]]
+FILLER = frozenset(_RAW["filler"])
+# Facts about the list as a whole: asked of every product shown unless some are named.
+OF_THE_LIST = ("cheapest", "priciest", "best_rated")
+OF_A_PAIR = ("cheaper", "pricier", "compare")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """`fact`: price | rating | material | sizes | colors | has | cheapest | priciest |
+    best_rated | cheaper | pricier | compare. `positions`: 1-based places in the list shown
+    (empty: the whole list); `values`: what a `has` question asks about ("blue", "size 10.5").
+    `pronoun`: it points with "it"/"that one" at the product spoken of last."""
+
+    fact: str
+    positions: tuple[int, ...] = ()
+    values: tuple[str, ...] = ()
+    pronoun: bool = False
+    text: str = ""
+
+
+def read_question(text: str) -> Question | None:
+    """The question the message asks about shown products, if it asks one."""
+    spans = words_with_spans(text)
+    words = [w for w, _, _ in spans]
+    if not words or not _asks(text, words):
+        return None
+    talk = read_shown_talk(text)
+    positions = _positions(talk, words)
+    used = set()
+    facts = []
+    for name, phrases in FACT_PHRASES.items():
+        for first, past in _find(words, phrases):
+            facts.append((first, name))
+            used |= set(range(first, past))
+    fact = _chosen(sorted(facts), positions)
+    # "is it machine washable?": a pronoun points only in a short question that opens as one.
+    pronoun = not positions and words[0] in OPENERS and len(words) <= 8
+    pronoun = pronoun and bool(_find(words, PRONOUNS))
+    if fact is None:
+        if not positions and not pronoun:
+            return None
+        values = _asked_values(text, spans, used | _pointer_words(talk, spans))
+        if not values:
+            return None
+        return Question("has", positions, values, pronoun, text)
+    if fact in OF_THE_LIST or fact in OF_A_PAIR:
+        return Question(fact, positions, (), False, text)
+    if not positions and not pronoun:
+        return None  # "what colors do you have?" asks the catalog, not a shown product
+    return Question(fact, positions, (), pronoun, text)
+
+
+def _asks(text: str, words: list[str]) -> bool:
+    return text.rstrip().endswith("?") or words[0] in OPENERS
+
+
+def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...]) -> str | None:
+    """The fact asked: a comparison wins over a plain 'price' when two products are named."""
+    names = [fact for _, fact in facts]
+    for fact in ("cheapest", "priciest", "best_rated"):
+        if fact in names:
+            return fact
+    if len(positions) >= 2:
+        for fact in ("cheaper", "pricier", "compare"):
+            if fact in names:
+                return fact
+        if not names or names == ["price"]:
+            return "compare" if not names else "price"
+    names = [n for n in names if n not in ("compare", "cheaper", "pricier")]
+    return names[0] if names else None
+
+
+def _positions(talk, words: list[str]) -> tuple[int, ...]:
+    found = [p.ordinal for p in talk.pointers if p.kind == "ordinal" and p.ordinal > 0]
+    for pointer in talk.pointers:
+        if pointer.kind == "ordinal" and pointer.count > 1 and pointer.ordinal > 0:
+            found += range(pointer.ordinal + 1, pointer.ordinal + pointer.count)
+    # "between 1 and 2", "1 or 3", "1 vs 2": bare small numbers beside a comparison.
+    if any(_find(words, FACT_PHRASES[f]) for f in OF_A_PAIR):
+        found += [int(w) for w in words if w.isdigit() and 1 <= int(w) <= 20]
+    return tuple(dict.fromkeys(found))
+
+
+def _pointer_words(talk, spans: list[tuple[str, int, int]]) -> set[int]:
+    inside = set()
+    for pointer in talk.pointers:
+        inside |= {
+            i for i, (_, s, e) in enumerate(spans) if s >= pointer.start and e <= pointer.end
+        }
+    return inside
+
+
+def _asked_values(text: str, spans: list[tuple[str, int, int]], used: set[int]) -> tuple[str, ...]:
+    """What a yes/no question asks about: its words left once the question's own are gone,
+    split where the shopper lists ("in blue, size 10.5" -> blue, size 10.5)."""
+    words = [w for w, _, _ in spans]
+    skip = set(used)
+    for first, past in _find(words, HAS_CUES + PRONOUNS):
+        skip |= set(range(first, past))
+    values: list[list[str]] = []
+    current: list[str] = []
+    for i, (word, start, _) in enumerate(spans):
+        breaks = i and re.search(r"[,;/]|\band\b|\bor\b", text[spans[i - 1][2] : start].lower())
+        if breaks or word in ("and", "or"):
+            values.append(current)
+            current = []
+        if i in skip or word in FILLER or word in OPENERS:
+            if current and word not in ("and", "or"):
+                values.append(current)
+                current = []
+            continue
+        current.append(word)
+    values.append(current)
+    return tuple(" ".join(v) for v in values if v)
+
+
+def _find(words: list[str], phrases: list[tuple[str, ...]]) -> list[tuple[int, int]]:
+    out = []
+    for i in range(len(words)):
+        for phrase in phrases:
+            if tuple(words[i : i + len(phrase)]) == phrase:
+                out.append((i, i + len(phrase)))
+    return out

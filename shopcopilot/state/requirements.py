@@ -1,0 +1,193 @@
+"""What the shopper has asked for, as they would list it: one requirement a chip ("women",
+"<= $60", "not green", "size 10.5"), and dropping one as a turn of its own.
+
+The state keeps constraints, rejections, the audience and free fragments apart, each in the
+shape its readers need; this is the one view of them a person (and the conversation suite)
+sees, named by facets a shopper would use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..terms import Attribute, Facet, Status
+from .model import Constraint, ShoppingState, StateDiff, Turn
+
+FACETS = (
+    "item",
+    "department",
+    "recipient",
+    "age",
+    "color",
+    "size",
+    "width",
+    "material",
+    "brand",
+    "style",
+    "use",
+    "feature",
+    "budget",
+)
+
+# The state's facet names, where they differ from a shopper's.
+_FACET_OF = {
+    Facet.USE_CASE: "use",
+    Facet.FIT: "style",
+    Facet.CLOSURE: "feature",
+    "word": "feature",
+}
+_ATTRIBUTE_FACET = {Attribute.CATEGORY: "item", Attribute.FEATURE: "feature"}
+
+
+class UnknownFacet(ValueError):
+    def __init__(self, facet: str) -> None:
+        super().__init__(f"unknown facet {facet!r}: one of {', '.join(FACETS)}")
+        self.facet = facet
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    facet: str
+    value: str
+    label: str
+    negated: bool
+    turn: int
+    low: float | None = None  # a budget's bounds
+    high: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "facet": self.facet,
+            "value": self.value,
+            "label": self.label,
+            "negated": self.negated,
+            "turn": self.turn,
+        }
+        if self.facet == "budget":
+            data["low"], data["high"] = self.low, self.high
+        return data
+
+
+def facet_of(constraint: Constraint) -> str:
+    if constraint.attribute in _ATTRIBUTE_FACET:
+        return _ATTRIBUTE_FACET[constraint.attribute]
+    facet = str(constraint.data.get("facet") or constraint.attribute)
+    return _FACET_OF.get(facet, facet)
+
+
+def requirements(state: ShoppingState) -> list[Requirement]:
+    """Everything the shopper asked for that still steers the search, in the order said."""
+    held: list[Requirement] = []
+    for constraint in state.active():
+        held.append(_from_constraint(constraint))
+    held.extend(_audience(state))
+    for rejection in state.rejected:
+        facet = _FACET_OF.get(rejection.attribute, rejection.attribute)
+        held.append(
+            Requirement(
+                facet, rejection.value, f"not {rejection.value}", True, rejection.source_turn
+            )
+        )
+    for fragment in state.active_fragments():
+        if not fragment.covered:
+            held.append(
+                Requirement("feature", fragment.text, fragment.text, False, fragment.source_turn)
+            )
+    items = " ".join(r.value.lower() for r in held if r.facet == "item")
+    # "running" beside "running shoes" says nothing the item does not.
+    held = [r for r in held if not (r.facet == "use" and r.value.lower() in items)]
+    unique = {(r.facet, r.value.lower(), r.negated): r for r in held}
+    return sorted(
+        unique.values(), key=lambda r: (r.turn, FACETS.index(r.facet) if r.facet in FACETS else 99)
+    )
+
+
+def _from_constraint(constraint: Constraint) -> Requirement:
+    facet = facet_of(constraint)
+    value, turn = constraint.value, constraint.source_turn
+    if facet == "budget":
+        low, high = constraint.data.get("min"), constraint.data.get("max")
+        target = constraint.data.get("target")
+        return Requirement(facet, value, _budget_label(low, high, target), False, turn, low, high)
+    label = f"size {value}" if facet == "size" else value
+    return Requirement(facet, value, label, False, turn)
+
+
+def _budget_label(low: float | None, high: float | None, target: float | None) -> str:
+    if target is not None:
+        return f"around ${target:g}"
+    if low is not None and high is not None:
+        return f"${low:g}–${high:g}"
+    return f"≤ ${high:g}" if high is not None else f"≥ ${low:g}"
+
+
+def _audience(state: ShoppingState) -> list[Requirement]:
+    audience, out = state.audience, []
+    if audience.recipient is not None:
+        fact = audience.recipient
+        out.append(
+            Requirement("recipient", fact.value, f"for your {fact.value}", False, fact.source_turn)
+        )
+    if audience.age_group is not None and audience.age_group.cue == "age":
+        fact = audience.age_group
+        out.append(Requirement("age", fact.text, f"age {fact.text}", False, fact.source_turn))
+    return out
+
+
+def drop(
+    state: ShoppingState, facet: str, value: str | None, turn: int
+) -> tuple[ShoppingState, StateDiff, list[Requirement]]:
+    """The shopper takes back a requirement (a chip's ×): every one of `facet` (with `value`,
+    that one only). Returns the new state, its diff and what was dropped."""
+    if facet not in FACETS:
+        raise UnknownFacet(facet)
+    new = state.copy()
+    new.turn = turn
+    diff = StateDiff()
+    wanted = value.lower() if value else None
+    gone = [
+        r
+        for r in requirements(state)
+        if r.facet == facet and (wanted is None or r.value.lower() == wanted)
+    ]
+
+    def matches(candidate: str) -> bool:
+        return wanted is None or candidate.lower() == wanted
+
+    for constraint in new.active():
+        if facet_of(constraint) == facet and matches(constraint.value):
+            constraint.status = Status.REPLACED
+            diff.replaced.append(constraint.described())
+    kept = [
+        r
+        for r in new.rejected
+        if not (_FACET_OF.get(r.attribute, r.attribute) == facet and matches(r.value))
+    ]
+    for rejection in new.rejected:
+        if rejection not in kept:
+            diff.replaced.append(
+                {"attribute": rejection.attribute, "value": f"not {rejection.value}"}
+            )
+    new.rejected = kept
+    if facet == "feature":
+        for fragment in new.active_fragments():
+            if not fragment.covered and matches(fragment.text):
+                fragment.status = Status.REPLACED
+                diff.replaced.append({"attribute": "feature", "value": fragment.text})
+    if facet in ("recipient", "age"):
+        _drop_audience(new, facet)
+    label = ", ".join(r.label for r in gone) or (value or facet)
+    new.history.append(Turn(turn=turn, user=f"(removed {label})"))
+    return new, diff, gone
+
+
+def _drop_audience(state: ShoppingState, facet: str) -> None:
+    audience = state.audience
+    if facet == "recipient":
+        audience.recipient = None
+    else:
+        audience.age_group = None
+    for constraint in state.active():
+        if constraint.data.get("from") == "audience":
+            constraint.status = Status.REPLACED
