@@ -29,9 +29,10 @@ from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
 from .llm import resolver_from_env
 from .rank import RankWeights, reason, rerank
+from .rank.evidence import accepted_departments
 from .rank.spread import picked
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
-from .retrieve.candidates import Candidates
+from .retrieve.candidates import Candidates, with_found
 from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
@@ -257,7 +258,7 @@ class Agent:
         if talk.question is not None:
             shown = self.index.store.get_many(before.last_shown)
             products = [shown[a] for a in before.last_shown if a in shown]
-            pointed = before.pointed_at()
+            pointed = [a for a in before.pointed_at() if a in before.last_shown]
             position = before.last_shown.index(pointed[0]) + 1 if pointed else None
             talk.answers = [answer(talk.question, products, position)]
             decision.message = " ".join(a.text for a in talk.answers)
@@ -308,6 +309,12 @@ class Agent:
                 candidates = _popular(self.features)  # "show me something nice": nothing to search
             by_words = len(candidates)
             window = self.settings.retrieval.dense_window
+            departments = self._departments(state)
+            if departments:  # the whole catalog asked for the department, not just the window
+                held = retrieve(
+                    state, self.index, self.settings.retrieval, self.features, departments
+                )
+                candidates = with_found(candidates, held)
             if meaning is not None and window and self.vectors is not None:
                 nearest = self.vectors.nearest(meaning, window) + 1  # feature rows -> store rows
                 candidates = with_nearest(candidates, nearest)
@@ -363,6 +370,15 @@ class Agent:
                 event.output = _rerank_output(lexical_order, ranked)
             event.summary = f"best {len(ranked)} kept, {len(seen)} already shown this epoch"
         return ranked
+
+    def _departments(self, state: ShoppingState) -> tuple[str, ...]:
+        """For people: the department the shopper asked for, as the index files it."""
+        if not self.settings.people:
+            return ()
+        wanted = [c.value for c in state.active() if c.data.get("facet") == "department"]
+        if not wanted:
+            return ()
+        return tuple(sorted(accepted_departments(wanted[-1])))
 
     def _kind(self, state: ShoppingState) -> frozenset[str]:
         """The leaves of the node the categoriser surely read in the item said last."""

@@ -26,12 +26,24 @@ def say(occasion: str, turn: int, **slots: object) -> str:
 
 
 def item_words(state: ShoppingState) -> str:
-    """The item as the shopper named it ("running shoes"), else "options"."""
+    """The item as the shopper named it, as many ("running shoes"), else "options"."""
     items = state.active(Attribute.CATEGORY)
     if not items:
         return "options"
     item = max(items, key=lambda c: c.source_turn)
-    return item.text or item.value
+    return plural(item.text or item.value)
+
+
+def plural(words: str) -> str:
+    """'jacket' -> 'jackets', 'dress' -> 'dresses', 'hiking' -> 'hiking options'."""
+    last = words.split()[-1] if words.split() else ""
+    if not last or last.endswith(("s", "wear", "ing")) or not last.isalpha():
+        return words if last.endswith(("s", "wear")) else f"{words} options"
+    if last.endswith(("x", "ch", "sh")):
+        return words + "es"
+    if last.endswith("y") and last[-2:-1] not in "aeiou":
+        return words[:-1] + "ies"
+    return words + "s"
 
 
 def change_lead(

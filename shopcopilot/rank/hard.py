@@ -36,6 +36,7 @@ class Requirement:
     miss: str  # what a product that fails it is: "not for women", "has wool"
     violated: Callable[[Batch], np.ndarray]  # per candidate: does it contradict it?
     stems: tuple[str, ...] = ()  # the words `violated` asks the batch about
+    facet: str = ""  # the stated value's facet, for a value requirement
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +82,14 @@ def hold(
     named)."""
     if not len(eligible):
         return Held(eligible, ())
+    requirements = list(requirements)
     item = np.zeros(len(batch), dtype=bool)
-    matches = category[eligible]
+    pool = _of_the_department(requirements, batch, eligible)
+    matches = category[pool]
     # A weak match never defines the kind, however few the candidates.
     floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)
     leaves = batch.code("leaf")
-    item[eligible[np.isin(leaves[eligible], leaves[eligible[matches >= floor]])]] = True
+    item[eligible[np.isin(leaves[eligible], leaves[pool[matches >= floor]])]] = True
     keep = np.ones(len(batch), dtype=bool)
     relaxed = []
     for requirement in requirements:
@@ -96,6 +99,19 @@ def hold(
         else:
             relaxed.append(requirement)
     return Held(eligible[keep[eligible]], tuple(relaxed))
+
+
+def _of_the_department(
+    requirements: list[Requirement], batch: Batch, eligible: np.ndarray
+) -> np.ndarray:
+    """The candidates the kind is read from: those of the department asked for, when there are
+    some ("women's pajama set": the women's kind of pajama set, not the boys' one that matches
+    the words best)."""
+    for requirement in requirements:
+        if requirement.facet == "department":
+            meets = eligible[~requirement.violated(batch)[eligible]]
+            return meets if len(meets) else eligible
+    return eligible
 
 
 def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
@@ -116,7 +132,7 @@ def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
         return batch.lists_any(listed) & ~has
 
     stems = tuple(dict.fromkeys(w for value in wanted for w in value_words(value)))
-    return Requirement(label, "not " + label, violated, stems if facet in _NAMED else ())
+    return Requirement(label, "not " + label, violated, stems if facet in _NAMED else (), facet)
 
 
 # A product's colours and materials are read from its details and miss some its own words name

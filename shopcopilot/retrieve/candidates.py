@@ -135,15 +135,20 @@ def retrieve(
     index,
     settings: RetrievalSettings,
     features: FeatureStore | None = None,
+    departments: tuple[str, ...] = (),
 ) -> Candidates:
     """The candidates for this turn's state; with `features` (the index's feature store), the
-    products holding every stated requirement in a large category too."""
+    products holding every stated requirement in a large category too. `departments`: only
+    products of these departments (asked of the whole catalog before a department is given up)."""
     query = build_query(state)
     window = window_for(state, settings)
     out = Candidates(query_text=_describe(query), window=window)
     if not query.clauses:
         return out
     filters = budget_filters(state, settings.goal_band)
+    if departments:
+        bounds = filters or Filters()
+        filters = Filters(bounds.min_price, bounds.max_price, departments)
     weights = dict.fromkeys(settings.skip_fields, 0.0)
     selective, common = split_common(query, features, settings.common_holders)
     depth = window * settings.common_depth if common else window
@@ -308,6 +313,14 @@ def with_nearest(candidates: Candidates, store_rows: np.ndarray) -> Candidates:
     new = store_rows[~np.isin(store_rows, candidates.rows)]
     candidates.rows = np.concatenate([candidates.rows, new.astype(np.int64)])
     candidates.scores = np.concatenate([candidates.scores, np.zeros(len(new))])
+    return candidates
+
+
+def with_found(candidates: Candidates, more: Candidates) -> Candidates:
+    """The candidates plus another search's rows they lack, with that search's scores."""
+    new = ~np.isin(more.rows, candidates.rows)
+    candidates.rows = np.concatenate([candidates.rows, np.asarray(more.rows)[new].astype(np.int64)])
+    candidates.scores = np.concatenate([candidates.scores, np.asarray(more.scores)[new]])
     return candidates
 
 
