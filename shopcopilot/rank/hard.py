@@ -84,7 +84,7 @@ def hold(
         return Held(eligible, ())
     requirements = list(requirements)
     item = np.zeros(len(batch), dtype=bool)
-    pool = _of_the_department(requirements, batch, eligible)
+    pool = _of_the_department(requirements, batch, eligible, category)
     matches = category[pool]
     # A weak match never defines the kind, however few the candidates.
     floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)
@@ -102,16 +102,21 @@ def hold(
 
 
 def _of_the_department(
-    requirements: list[Requirement], batch: Batch, eligible: np.ndarray
+    requirements: list[Requirement], batch: Batch, eligible: np.ndarray, category: np.ndarray
 ) -> np.ndarray:
-    """The candidates the kind is read from: those of the department asked for, when there are
-    some ("women's pajama set": the women's kind of pajama set, not the boys' one that matches
-    the words best)."""
+    """The candidates the kind is read from: those of the department asked for, when some match
+    the item not weakly beside the best ("women's pajama set": the women's kind of pajama set, not the
+    boys' one that matches the words best; but "hiking boots for women", where no women's boot
+    is, stays boots)."""
     for requirement in requirements:
         if requirement.facet == "department":
             meets = eligible[~requirement.violated(batch)[eligible]]
-            return meets if len(meets) else eligible
+            if len(meets) and category[meets].max() >= category[eligible].max() * AS_WELL:
+                return meets
     return eligible
+
+
+AS_WELL = WEAK  # a department whose best item match is no weak one reads the kind
 
 
 def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
