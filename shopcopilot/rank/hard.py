@@ -105,7 +105,7 @@ def _of_the_department(
     requirements: list[Requirement], batch: Batch, eligible: np.ndarray, category: np.ndarray
 ) -> np.ndarray:
     """The candidates the kind is read from: those of the department asked for, when some match
-    the item not weakly beside the best ("women's pajama set": the women's kind of pajama set, not the
+    the item not weakly beside the best ("women's pajama set": the women's kind, not the
     boys' one that matches the words best; but "hiking boots for women", where no women's boot
     is, stays boots)."""
     for requirement in requirements:
