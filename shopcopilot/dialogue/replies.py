@@ -37,6 +37,8 @@ def item_words(state: ShoppingState) -> str:
 def plural(words: str) -> str:
     """'jacket' -> 'jackets', 'dress' -> 'dresses', 'hiking' -> 'hiking options'."""
     last = words.split()[-1] if words.split() else ""
+    if last.endswith(("ss", "x", "ch", "sh")):
+        return words + "es"
     if not last or last.endswith(("s", "wear", "ing")) or not last.isalpha():
         return words if last.endswith(("s", "wear")) else f"{words} options"
     if last.endswith(("x", "ch", "sh")):
@@ -93,6 +95,8 @@ def _held(requirements: Sequence[Requirement], item: str) -> str:
 
 
 def _phrase(requirement: Requirement) -> str:
+    if requirement.negated:
+        return requirement.label
     if requirement.facet == "budget":
         label = requirement.label
         return label.replace("≤ ", "under ").replace("≥ ", "over ")

@@ -56,7 +56,15 @@ PHRASE_LISTS = (
     "comparisons",
 )
 FRAME_LISTS = ("item_frames", "from_to_frames")
-WORD_LISTS = ("chatter", "not_wishes", "phrase_stop", "not_a_thing", "not_items", "not_free_of")
+WORD_LISTS = (
+    "chatter",
+    "not_wishes",
+    "phrase_stop",
+    "not_a_thing",
+    "not_items",
+    "not_free_of",
+    "item_leads",
+)
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")
 

@@ -209,13 +209,32 @@ def _read_item_by_head(
     span = obs.category_text
     if span and _names_a_kind(span, lexicon):
         return
-    if not span and not (first_turn and current is None) and last_question != "category":
-        return  # later in a conversation, only the clause rules name a new item
     phrase = _head_phrase(_without_indifference(text), lexicon)
+    if not span and not (first_turn and current is None) and last_question != "category":
+        # Later in a conversation, only the clause rules name a new item, or an item brought in
+        # as one ("and a sun hat", "I also need ski pants"): "something warmer" names none.
+        if phrase and _brought_in(text, phrase) and _reads_surely(phrase, lexicon):
+            obs.category_text = phrase
+        return
     if phrase and _reads_a_kind(phrase, lexicon):
         obs.category_text = phrase
     elif span and not _reads_a_kind(span, lexicon):
         obs.category_text = ""
+
+
+def _brought_in(text: str, phrase: str) -> bool:
+    at = text.lower().find(phrase.lower())
+    before = re.findall(r"[a-z']+", text.lower()[:at])
+    return bool(before) and before[-1] in _ITEM_LEADS
+
+
+_ITEM_LEADS = CONVERSATION.words["item_leads"]
+SURE_ITEM = 0.99  # how sure the categoriser must be of an item brought in later
+
+
+def _reads_surely(text: str, lexicon: Lexicon) -> bool:
+    reading = lexicon.read_item(text)
+    return reading is not None and reading.node is not None and reading.node_p >= SURE_ITEM
 
 
 def _reads_a_kind(text: str, lexicon: Lexicon) -> bool:

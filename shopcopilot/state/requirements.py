@@ -73,7 +73,7 @@ def facet_of(constraint: Constraint) -> str:
     if constraint.attribute in _ATTRIBUTE_FACET:
         return _ATTRIBUTE_FACET[constraint.attribute]
     facet = str(constraint.data.get("facet") or constraint.attribute)
-    return _FACET_OF.get(facet, facet)
+    return str(_FACET_OF.get(facet, facet))
 
 
 def requirements(state: ShoppingState) -> list[Requirement]:
@@ -83,7 +83,7 @@ def requirements(state: ShoppingState) -> list[Requirement]:
         held.append(_from_constraint(constraint))
     held.extend(_audience(state))
     for rejection in state.rejected:
-        facet = _FACET_OF.get(rejection.attribute, rejection.attribute)
+        facet = str(_FACET_OF.get(rejection.attribute, rejection.attribute))
         held.append(
             Requirement(
                 facet, rejection.value, f"not {rejection.value}", True, rejection.source_turn
