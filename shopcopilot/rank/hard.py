@@ -116,7 +116,7 @@ def _of_the_department(
     return eligible
 
 
-AS_WELL = WEAK  # a department whose best item match is no weak one reads the kind
+AS_WELL = WEAK / 2  # a department whose best item match is this close reads the kind
 
 
 def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:

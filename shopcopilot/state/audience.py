@@ -480,6 +480,8 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str, b
     else:
         age = person.assume_age
     gender = _gender_of(audience, data)
+    if age == "toddler" and stated_age and age_fact is not None and _in_months(age_fact, data):
+        age = "baby"  # "my 18 month old": baby clothes are sized to 24 months
     found = data.departments[age][gender or "any"] if age is not None else None
     if found is None:
         return None
@@ -491,6 +493,10 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str, b
     said = (audience.recipient, age_fact if stated_age else None)
     words = " ".join(dict.fromkeys(f.text for f in said if f is not None and f.text))
     return department, level, words, not stated_age and person is not None
+
+
+def _in_months(fact: AudienceFact, data: Cues) -> bool:
+    return any(data.unit("months", word) for word in fact.text.lower().split())
 
 
 def _apply_department(
