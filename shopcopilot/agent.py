@@ -36,7 +36,7 @@ from .retrieve.candidates import Candidates, with_found
 from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
-from .state.model import StateDiff, Turn
+from .state.model import CritiqueRecord, StateDiff, Turn
 from .state.questions import Question, read_question
 from .state.requirements import drop as drop_requirement
 from .state.requirements import requirements
@@ -185,7 +185,7 @@ class Agent:
         if drop is not None:
             state, diff, talk.dropped = self._drop(tracer, before, drop, turn)
         elif talk.question is not None:
-            state, diff = self._asked(tracer, before, message, turn)
+            state, diff = self._asked(tracer, before, message, turn, talk.question)
         else:
             state, diff = self._state(tracer, before, message, turn, top_k)
         meaning = self._meaning(state)
@@ -221,17 +221,24 @@ class Agent:
         """A person's question about the products shown ("how much is the first one?")."""
         if not self.settings.people:
             return None
-        question = read_question(message)
+        question = read_question(self.lexicon.fix_spelling(message))
         if question is None or (not state.last_shown and not question.positions):
             return None  # "which is cheapest?" before any list is a search, not a question
         return question
 
-    def _asked(self, tracer: Tracer, state: ShoppingState, message: str, turn: int):
-        """A question changes no requirement: the state only records the turn."""
+    def _asked(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, question):
+        """A question changes no requirement: the state records the turn and the products asked
+        about (what a later "is it washable?" points at)."""
         with tracer.stage("state", message=message, last_question=state.last_question()) as event:
             new = state.copy()
             new.turn = turn
             new.history.append(Turn(turn=turn, user=message))
+            asked = [p for p in question.positions if 1 <= p <= len(state.last_shown)]
+            if asked:
+                ids = [state.last_shown[p - 1] for p in asked]
+                new.critiques.append(
+                    CritiqueRecord("question", turn, new.epoch, asked, ids, message, "asked about")
+                )
             diff = StateDiff()
             event.summary = "a question about the products shown: no requirement changed"
         return new, diff
@@ -259,7 +266,8 @@ class Agent:
             shown = self.index.store.get_many(before.last_shown)
             products = [shown[a] for a in before.last_shown if a in shown]
             pointed = [a for a in before.pointed_at() if a in before.last_shown]
-            position = before.last_shown.index(pointed[0]) + 1 if pointed else None
+            # "what's it made of?": the product spoken of last, else the first of the list.
+            position = before.last_shown.index(pointed[0]) + 1 if pointed else 1
             talk.answers = [answer(talk.question, products, position)]
             decision.message = " ".join(a.text for a in talk.answers)
             decision.ask_attribute, decision.options = None, []

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..catalog.product import Product
-from ..state.questions import Question
+from ..state.questions import GENERIC, Question
 
 MATERIAL_DETAILS = ("Material", "Fabric Type", "Outer Material", "Sole Material", "Metal Type")
 
@@ -114,10 +114,14 @@ def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
     found: list[str] = []
     missing: list[str] = []
     for value in values:
-        (found if _mentions(product, value) else missing).append(value)
+        said = _said(product, value)
+        if said:
+            found.append(said)
+        else:
+            missing.append(value)
     parts = []
     if found:
-        parts.append(f"Yes, the listing for #{position} mentions {_join(found)}.")
+        parts.append(f"Yes, the listing for #{position} says {_join(found)}.")
     if missing:
         lead = "It" if found else f"The listing for #{position}"
         parts.append(f"{lead} doesn't say {_join(missing)}, so I can't promise that.")
@@ -171,7 +175,8 @@ def _pair(fact: str, shown: Sequence[Product], chosen: tuple[int, ...]) -> Answe
             if fact == "pricier":
                 verdict = f" #{high[1]} costs more, by ${high[0] - low[0]:.2f}."
     elif fact != "compare":
-        verdict = " Not all of them list a price, so I can't say which is cheaper."
+        unpriced = [f"#{p}" for prod, p in zip(products, chosen, strict=True) if prod.price is None]
+        verdict = f" {_join(unpriced)} doesn't list a price, so I can't say which is cheaper."
     text = "Side by side: " + "; ".join(lines) + "." + verdict
     return Answer(chosen, tuple(p.parent_asin for p in products), fact, text)
 
@@ -201,12 +206,27 @@ def _text(product: Product) -> str:
     return " ; ".join([product.title, *product.details.values(), *product.features]).lower()
 
 
-def _mentions(product: Product, value: str) -> bool:
-    words = [w for w in value.lower().split() if w not in ("size", "a", "an", "in")] or [value]
-    text = _text(product)
-    return all(
-        re.search(rf"(?<![a-z0-9.]){re.escape(w)}(?:s|es)?(?![a-z0-9])", text) for w in words
-    )
+def _said(product: Product, value: str) -> str:
+    """The listing's own words for what a yes/no question asks about ("machine washable":
+    "machine wash"), or '' when it does not say. A number must be there as written ("10.5"); a
+    word matches a word sharing its start ("wick": "wicking"); words that name no property
+    ("real leather": leather) are left out."""
+    words = [w for w in re.findall(r"[a-z0-9.]+", value.lower()) if w not in GENERIC] or [value]
+    listing = re.findall(r"[a-z0-9.]+", _text(product))
+    said = []
+    for word in words:
+        hit = next((t for t in listing if _same_word(word, t)), None)
+        if hit is None:
+            return ""
+        said.append(hit)
+    return " ".join(dict.fromkeys(said))
+
+
+def _same_word(asked: str, listed: str) -> bool:
+    if asked == listed or any(c.isdigit() for c in asked):
+        return asked == listed.rstrip(".")
+    shorter = min(len(asked), len(listed))
+    return shorter >= 4 and (listed.startswith(asked) or asked.startswith(listed))
 
 
 def _sentence_with(product: Product, words: tuple[str, ...]) -> str:

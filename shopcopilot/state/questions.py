@@ -24,6 +24,9 @@ OPENERS = frozenset(_RAW["openers"])
 HAS_CUES = [tuple(p.split()) for p in _RAW["has_cues"]]
 PRONOUNS = [tuple(p.split()) for p in _RAW["pronouns"]]
 FILLER = frozenset(_RAW["filler"])
+ASKING = frozenset(_RAW["asking"])
+GENERIC = frozenset(_RAW["generic"])
+SHORT = 5  # words: "#1 rating", "cheapest", "price of #2" ask without a question's form
 # Facts about the list as a whole: asked of every product shown unless some are named.
 OF_THE_LIST = ("cheapest", "priciest", "best_rated")
 OF_A_PAIR = ("cheaper", "pricier", "compare")
@@ -45,9 +48,11 @@ class Question:
 
 def read_question(text: str) -> Question | None:
     """The question the message asks about shown products, if it asks one."""
+    if "?" in text.rstrip()[:-1]:
+        text = text[: text.index("?") + 1]  # "does #1 have pockets? she loves them": the question
     spans = words_with_spans(text)
     words = [w for w, _, _ in spans]
-    if not words or not _asks(text, words):
+    if not words:
         return None
     talk = read_shown_talk(text)
     positions = _positions(talk, words)
@@ -57,6 +62,8 @@ def read_question(text: str) -> Question | None:
         for first, past in _find(words, phrases):
             facts.append((first, name))
             used |= set(range(first, past))
+    if not _asks(text, words, bool(facts)):
+        return None
     fact = _chosen(sorted(facts), positions)
     # "is it machine washable?": a pronoun points only in a short question that opens as one.
     pronoun = not positions and words[0] in OPENERS and len(words) <= 8
@@ -75,8 +82,10 @@ def read_question(text: str) -> Question | None:
     return Question(fact, positions, (), pronoun, text)
 
 
-def _asks(text: str, words: list[str]) -> bool:
-    return text.rstrip().endswith("?") or words[0] in OPENERS
+def _asks(text: str, words: list[str], names_a_fact: bool) -> bool:
+    if text.rstrip().endswith("?") or words[0] in OPENERS:
+        return True
+    return names_a_fact and (len(words) <= SHORT or any(w in ASKING for w in words))
 
 
 def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...]) -> str | None:
@@ -125,7 +134,7 @@ def _asked_values(text: str, spans: list[tuple[str, int, int]], used: set[int]) 
     values: list[list[str]] = []
     current: list[str] = []
     for i, (word, start, _) in enumerate(spans):
-        breaks = i and re.search(r"[,;/]|\band\b|\bor\b", text[spans[i - 1][2] : start].lower())
+        breaks = i and re.search(r"[,;/?.!]|\band\b|\bor\b", text[spans[i - 1][2] : start].lower())
         if breaks or word in ("and", "or"):
             values.append(current)
             current = []
