@@ -34,7 +34,9 @@ FACETS = (
     "budget",
 )
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
-PRICE_QUESTION = re.compile(r"how much is the (\w+?)(?:st|nd|rd|th)? one", re.IGNORECASE)
+PRICE_QUESTION = re.compile(
+    r"how much is the (first|second|third|fourth|fifth|\d+)(?:st|nd|rd|th)? one", re.IGNORECASE
+)
 
 
 class UnknownFacet(ValueError):
