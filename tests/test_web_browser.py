@@ -356,6 +356,7 @@ def test_two_cards_compare_side_by_side(page: Page) -> None:
     cards = page.locator("#recs .card")
     expect(cards.nth(2)).to_be_visible()
     titles = [cards.nth(n).locator(".title").inner_text() for n in range(2)]
+    expect(page.locator("#compare-bar")).to_be_hidden()
     cards.nth(0).get_by_label("Compare").check()
     expect(page.locator("#compare")).to_be_hidden()
     cards.nth(1).get_by_label("Compare").check()
@@ -374,6 +375,7 @@ def test_two_cards_compare_side_by_side(page: Page) -> None:
     page.click("#compare-clear")
     expect(page.locator("#compare")).to_be_hidden()
     expect(page.locator("#recs .compare-check:checked")).to_have_count(0)
+    expect(page.locator("#compare-bar")).to_be_hidden()
 
 
 def test_developer_detail_hides_behind_one_remembered_toggle(page: Page) -> None:
