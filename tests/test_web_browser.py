@@ -1,8 +1,8 @@
 """The page in a real browser: Playwright driving Debian's Chromium against a live server.
 
 The shopper's view (greeting, replies, requirement chips, cards, compare, answers) and the
-developer detail behind the Details toggle. Screenshots go to test-artifacts/. Skipped when /usr/bin/chromium is absent (`make browser-deps`
-installs it).
+developer detail behind the Details toggle. Screenshots go to test-artifacts/. Skipped when
+/usr/bin/chromium is absent (`make browser-deps` installs it).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ if not CHROMIUM.exists():
     )
 
 import uvicorn  # noqa: E402 - only once the browser is known to be there
+from agent_contract import provide_contract  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
-from agent_contract import provide_contract  # noqa: E402
 from shopcopilot.web.app import WebSettings, create_app  # noqa: E402
 
 CHROMIUM_ARGS = [

@@ -521,7 +521,8 @@ def drop_requirement(
         PathParam(
             min_length=1,
             max_length=40,
-            description=f"One of: {', '.join(known_facets())} (422 for another).",
+            description="What the requirement is about (422 for another name).",
+            json_schema_extra={"enum": list(known_facets())},
         ),
     ],
     value: Annotated[
