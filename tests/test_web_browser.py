@@ -8,9 +8,12 @@ developer detail behind the Details toggle. Screenshots go to test-artifacts/. S
 from __future__ import annotations
 
 import json
+import re
 import socket
+import struct
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +28,7 @@ if not CHROMIUM.exists():
 
 import uvicorn  # noqa: E402 - only once the browser is known to be there
 from agent_contract import provide_contract  # noqa: E402
+from fastapi import Response  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
 from shopcopilot.web.app import WebSettings, create_app  # noqa: E402
@@ -71,7 +75,7 @@ EXAMPLES = [
     "a rain jacket for men",
 ]
 # Its image cannot load: the card shows the placeholder instead.
-PICTURED_PRODUCT = {
+UNREACHABLE_PICTURE = {
     "parent_asin": "PIC1",
     "title": "Canvas Tote Bag with Zipper",
     "features": ["Heavy canvas", "null", "", "Inner pocket"],
@@ -83,6 +87,39 @@ PICTURED_PRODUCT = {
     "store": "Bagworks",
     "images": [{"thumb": "http://127.0.0.1:9/t.jpg", "large": "http://127.0.0.1:9/l.jpg"}],
 }
+PICTURE_PATH = "/test-pictures/belt.png"
+
+
+def pictured_product(port: int) -> dict:
+    """A product whose image the test server serves (the Amazon layout's list of sizes)."""
+    url = f"http://127.0.0.1:{port}{PICTURE_PATH}"
+    return {
+        "parent_asin": "PIC2",
+        "title": "Braided Leather Belt",
+        "features": ["Full grain leather", "Brass buckle"],
+        "price": 32.0,
+        "categories": ["Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"],
+        "details": {"Material": "Leather", "Color": "Brown"},
+        "average_rating": 4.3,
+        "rating_number": 18,
+        "store": "Beltsmith",
+        "images": [{"thumb": url + "?thumb", "large": url, "variant": "MAIN", "hi_res": None}],
+    }
+
+
+def tiny_png(width: int = 8, height: int = 6) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\xc8\x6e\x32" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def product_record(number: int) -> dict:
@@ -112,7 +149,9 @@ def free_port() -> int:
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("web-browser")
     catalog = root / "catalog.jsonl"
-    records = [product_record(n) for n in range(20)] + [HOSTILE_PRODUCT, PICTURED_PRODUCT]
+    port = free_port()
+    records = [product_record(n) for n in range(20)]
+    records += [HOSTILE_PRODUCT, UNREACHABLE_PICTURE, pictured_product(port)]
     catalog.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
@@ -125,7 +164,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 rate_limit="off",
             )
         )
-        port = free_port()
+        picture = tiny_png()
+        app.add_api_route(PICTURE_PATH, lambda: Response(picture, media_type="image/png"))
         server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         )
@@ -239,7 +279,7 @@ def test_hostile_catalog_text_renders_inert(page: Page) -> None:
     expect(card).to_be_visible()
     assert SCRIPT_TITLE in card.inner_text()
     assert IMG_FEATURE in card.inner_text()
-    assert page.locator("#recs img, #recs script, #recs a, #recs svg").count() == 0
+    assert card.locator("img, script, a, svg").count() == 0
     card.locator(".title").click()
     dialog = page.locator("#product-dialog")
     expect(dialog).to_be_visible()
@@ -402,6 +442,16 @@ def test_a_missing_image_shows_a_placeholder_not_a_broken_icon(page: Page) -> No
     expect(card.locator(".card-image.placeholder .initial")).to_have_text("T")
     expect(card.locator("img")).to_have_count(0)
     expect(card.locator(".features li")).to_have_text(["Heavy canvas", "Inner pocket"])
+
+
+def test_a_product_image_loads_lazily_on_its_card(page: Page) -> None:
+    send(page, "braided leather belt", 1)
+    image = page.locator("#recs .card[data-asin='PIC2'] .card-image img")
+    expect(image).to_have_attribute("loading", "lazy")
+    expect(image).to_have_attribute("src", re.compile(re.escape(PICTURE_PATH) + "$"))  # "large"
+    page.wait_for_function(
+        "(img) => img.complete && img.naturalWidth === 8", arg=image.element_handle()
+    )
 
 
 def test_the_page_works_at_390_pixels_by_keyboard(phone: Page) -> None:
