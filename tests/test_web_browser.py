@@ -343,6 +343,8 @@ def test_a_four_turn_conversation_shows_plain_replies_chips_and_cards(page: Page
         send(page, message, number)
         reply = page.locator(f".msg.agent[data-turn='{number}'] .reply")
         assert reply.inner_text().strip() and "null" not in reply.inner_text()
+        if number == 1:  # a first list is all new: no badge says so
+            expect(page.locator("#recs .tag.new")).to_have_count(0)
     expect(page.locator(".msg.user p")).to_have_text(messages)
     expect(page.locator("#requirements .requirement").first).to_be_visible()
     expect(chip(page, "not green")).to_be_visible()

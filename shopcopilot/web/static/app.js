@@ -261,18 +261,20 @@ function renderRecommendations(recommendations, answers) {
     list.append(el("li", {class: "empty"}, "No recommendations this turn."));
     return;
   }
-  recommendations.forEach((rec, index) => list.append(recommendationCard(rec, index + 1)));
+  // "new" tells what joined a list that kept some cards; on a list all new it says nothing.
+  const someStayed = recommendations.some((rec) => !rec.new);
+  recommendations.forEach((rec, index) => list.append(recommendationCard(rec, index + 1, someStayed)));
   markTarget();
   markCompared();
   highlightAnswered(answers || []);
 }
 
-function recommendationCard(rec, rank) {
+function recommendationCard(rec, rank, markNew) {
   const product = rec.product;
   const card = el("li", {class: "card", dataset: {asin: rec.parent_asin, rank}});
   const header = el("div", {class: "card-head"},
     el("span", {class: "rank"}, "#" + rank),
-    rec.new ? el("span", {class: "tag new", title: "Not in the previous list"}, "new") : null,
+    rec.new && markNew ? el("span", {class: "tag new", title: "Not in the previous list"}, "new") : null,
     rec.shown_before ? el("span", {class: "tag seen dev", title: "Shown in an earlier turn"}, "shown before") : null,
     el("span", {class: "score dev", title: "Ranking score"}, formatScore(rec.score)));
   if (!product) {
