@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test lint typecheck bench-real bench-index bench-load bench-scale clean
+.PHONY: install install-dev demo test lint typecheck bench-real bench-index bench-load bench-scale screenshot clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -55,6 +55,11 @@ bench-load: $(DEV_STAMP) redis-deps
 # Generates the 1M catalog on first use (about 8 minutes) and builds its index (minutes).
 bench-scale: $(DEV_STAMP)
 	nice -n 10 $(BIN)/python benchmarks/scale.py --docs
+
+# docs/screenshot.png from the running page: a short conversation on the embedded catalog in
+# Debian's Chromium (not run by CI).
+screenshot: $(DEV_STAMP) browser-deps
+	$(BIN)/python benchmarks/screenshot.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -1,15 +1,19 @@
 """The page in a real browser: Playwright driving Debian's Chromium against a live server.
 
-Screenshots go to test-artifacts/. Skipped when /usr/bin/chromium is absent (`make browser-deps`
-installs it).
+The shopper's view (greeting, replies, requirement chips, cards, compare, answers) and the
+developer detail behind the Details toggle. Screenshots go to test-artifacts/. Skipped when
+/usr/bin/chromium is absent (`make browser-deps` installs it).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
+import struct
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +27,8 @@ if not CHROMIUM.exists():
     )
 
 import uvicorn  # noqa: E402 - only once the browser is known to be there
+from agent_contract import provide_contract  # noqa: E402
+from fastapi import Response  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
 from shopcopilot.web.app import WebSettings, create_app  # noqa: E402
@@ -62,6 +68,58 @@ GARMENTS = [
     ("Rain Jacket", "Men", "Coats & Jackets", "nylon"),
 ]
 COLORS = ["red", "black", "navy", "white", "green"]
+EXAMPLES = [
+    "a red cotton t-shirt for women",
+    "men's leather hiking boots under 60 dollars",
+    "a wool beanie",
+    "a rain jacket for men",
+]
+# Its image cannot load: the card shows the placeholder instead.
+UNREACHABLE_PICTURE = {
+    "parent_asin": "PIC1",
+    "title": "Canvas Tote Bag with Zipper",
+    "features": ["Heavy canvas", "null", "", "Inner pocket"],
+    "price": 24.0,
+    "categories": ["Clothing, Shoes & Jewelry", "Women", "Handbags", "Totes"],
+    "details": {"Material": "Canvas", "Color": "Natural"},
+    "average_rating": 4.6,
+    "rating_number": 40,
+    "store": "Bagworks",
+    "images": [{"thumb": "http://127.0.0.1:9/t.jpg", "large": "http://127.0.0.1:9/l.jpg"}],
+}
+PICTURE_PATH = "/test-pictures/belt.png"
+
+
+def pictured_product(port: int) -> dict:
+    """A product whose image the test server serves (the Amazon layout's list of sizes)."""
+    url = f"http://127.0.0.1:{port}{PICTURE_PATH}"
+    return {
+        "parent_asin": "PIC2",
+        "title": "Braided Leather Belt",
+        "features": ["Full grain leather", "Brass buckle"],
+        "price": 32.0,
+        "categories": ["Clothing, Shoes & Jewelry", "Men", "Accessories", "Belts"],
+        "details": {"Material": "Leather", "Color": "Brown"},
+        "average_rating": 4.3,
+        "rating_number": 18,
+        "store": "Beltsmith",
+        "images": [{"thumb": url + "?thumb", "large": url, "variant": "MAIN", "hi_res": None}],
+    }
+
+
+def tiny_png(width: int = 8, height: int = 6) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\xc8\x6e\x32" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def product_record(number: int) -> dict:
@@ -91,10 +149,13 @@ def free_port() -> int:
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("web-browser")
     catalog = root / "catalog.jsonl"
-    records = [product_record(n) for n in range(20)] + [HOSTILE_PRODUCT]
+    port = free_port()
+    records = [product_record(n) for n in range(20)]
+    records += [HOSTILE_PRODUCT, UNREACHABLE_PICTURE, pictured_product(port)]
     catalog.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
+        provide_contract(patch, EXAMPLES)
         app = create_app(
             WebSettings(
                 catalog_path=catalog,
@@ -103,7 +164,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 rate_limit="off",
             )
         )
-        port = free_port()
+        picture = tiny_png()
+        app.add_api_route(PICTURE_PATH, lambda: Response(picture, media_type="image/png"))
         server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         )
@@ -127,9 +189,8 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
-@pytest.fixture()
-def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+def open_page(browser: Browser, server_url: str, width: int, height: int) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
@@ -141,10 +202,29 @@ def page(browser: Browser, server_url: str) -> Iterator[Page]:
     assert not errors, f"the page raised: {errors}"
 
 
+@pytest.fixture()
+def page(browser: Browser, server_url: str) -> Iterator[Page]:
+    yield from open_page(browser, server_url, 1440, 900)
+
+
+@pytest.fixture()
+def phone(browser: Browser, server_url: str) -> Iterator[Page]:
+    yield from open_page(browser, server_url, 390, 844)
+
+
 def send(page: Page, message: str, turn: int) -> None:
     page.fill("#message", message)
     page.press("#message", "Enter")
     page.wait_for_selector(f".msg.agent[data-turn='{turn}']")
+
+
+def show_details(page: Page) -> None:
+    page.click("#details-toggle")
+    expect(page.locator("#details-toggle")).to_have_attribute("aria-pressed", "true")
+
+
+def chip(page: Page, label: str):
+    return page.locator("#requirements .requirement", has_text=label)
 
 
 def screenshot(page: Page, name: str) -> None:
@@ -153,6 +233,7 @@ def screenshot(page: Page, name: str) -> None:
 
 
 def test_a_message_brings_cards_state_and_pipeline(page: Page) -> None:
+    show_details(page)
     send(page, "a red cotton t-shirt for women", 1)
     cards = page.locator("#recs .card")
     expect(cards.first).to_be_visible()
@@ -198,7 +279,7 @@ def test_hostile_catalog_text_renders_inert(page: Page) -> None:
     expect(card).to_be_visible()
     assert SCRIPT_TITLE in card.inner_text()
     assert IMG_FEATURE in card.inner_text()
-    assert page.locator("#recs img, #recs script, #recs a, #recs svg").count() == 0
+    assert card.locator("img, script, a, svg").count() == 0
     card.locator(".title").click()
     dialog = page.locator("#product-dialog")
     expect(dialog).to_be_visible()
@@ -213,6 +294,7 @@ def test_hostile_catalog_text_renders_inert(page: Page) -> None:
 
 
 def test_a_demo_session_plays_to_its_end(page: Page) -> None:
+    show_details(page)
     options = page.locator("#demo-session option")
     expect(options).not_to_have_count(0)
     assert options.first.get_attribute("value")
@@ -225,7 +307,7 @@ def test_a_demo_session_plays_to_its_end(page: Page) -> None:
     page.click("#demo-play")
     badge = page.locator("#demo-badge.hit, #demo-badge.miss")
     expect(badge).to_be_visible(timeout=60_000)
-    turns = page.locator(".msg.agent").count()
+    turns = page.locator(".msg.agent[data-turn]").count()
     assert 1 <= turns <= 10
     expect(page.locator(".msg.user")).to_have_count(turns)
     text = badge.inner_text()
@@ -236,3 +318,169 @@ def test_a_demo_session_plays_to_its_end(page: Page) -> None:
         assert turns == 10
     expect(page.locator("#demo-step")).to_be_disabled()
     screenshot(page, "web-demo.png")
+
+
+# ---- the shopper's page
+# -------------------------------------------------------------------------------------------
+
+
+def test_the_page_greets_with_examples_that_send_when_clicked(page: Page) -> None:
+    greeting = page.locator("#greeting")
+    expect(greeting).to_be_visible()
+    assert "shopping for" in greeting.inner_text()
+    examples = greeting.locator("button.example")
+    expect(examples).to_have_text(EXAMPLES)
+    examples.nth(1).click()
+    page.wait_for_selector(".msg.agent[data-turn='1']")
+    expect(page.locator(".msg.user p")).to_have_text([EXAMPLES[1]])
+    expect(page.locator("#recs .card").first).to_be_visible()
+    screenshot(page, "web-greeting.png")
+
+
+def test_a_four_turn_conversation_shows_plain_replies_chips_and_cards(page: Page) -> None:
+    messages = ["a cotton t-shirt for women", "under 40 dollars", "not green", "in red please"]
+    for number, message in enumerate(messages, 1):
+        send(page, message, number)
+        reply = page.locator(f".msg.agent[data-turn='{number}'] .reply")
+        assert reply.inner_text().strip() and "null" not in reply.inner_text()
+        if number == 1:  # a first list is all new: no badge says so
+            expect(page.locator("#recs .tag.new")).to_have_count(0)
+    expect(page.locator(".msg.user p")).to_have_text(messages)
+    expect(page.locator("#requirements .requirement").first).to_be_visible()
+    expect(chip(page, "not green")).to_be_visible()
+    cards = page.locator("#recs .card")
+    expect(cards.first).to_be_visible()
+    first = cards.first.inner_text()
+    assert "$" in first and "★" in first
+    # Only the shopper's view: no scores, ids, epochs or question names.
+    for hidden in [
+        "#pipeline-panel",
+        "#state-panel",
+        "#demo-controls",
+        "#recs .score",
+        "#recs .asin",
+    ]:
+        expect(page.locator(hidden).first).to_be_hidden()
+    assert "epoch" not in page.inner_text("main") and "Asks about" not in page.inner_text("main")
+    bullets = page.locator("#recs .features li").all_inner_texts()
+    assert all(b.strip() and b.strip().lower() != "null" for b in bullets)
+    screenshot(page, "web-conversation.png")
+
+
+def test_a_chip_is_removed_by_keyboard_as_a_turn(page: Page) -> None:
+    send(page, "a cotton t-shirt for women", 1)
+    send(page, "not green", 2)
+    green = chip(page, "not green")
+    expect(green).to_be_visible()
+    green.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".msg.agent[data-turn='3']")
+    expect(page.locator(".msg.user p").last).to_have_text("(removed not green)")
+    expect(chip(page, "not green")).to_have_count(0)
+    expect(page.locator("#recs .card").first).to_be_visible()
+
+
+def test_an_answer_about_a_product_highlights_its_card(page: Page) -> None:
+    send(page, "a cotton t-shirt for women", 1)
+    first = page.locator("#recs .card").first
+    price = first.locator(".price").inner_text()
+    asin = first.get_attribute("data-asin")
+    send(page, "how much is the first one?", 2)
+    expect(page.locator(".msg.agent[data-turn='2'] .reply")).to_contain_text(price)
+    answered = page.locator("#recs .card.answered")
+    expect(answered).to_have_count(1)
+    assert answered.get_attribute("data-asin") == asin
+    expect(answered).to_be_in_viewport()
+
+
+def test_two_cards_compare_side_by_side(page: Page) -> None:
+    send(page, "leather hiking boots", 1)
+    cards = page.locator("#recs .card")
+    expect(cards.nth(2)).to_be_visible()
+    titles = [cards.nth(n).locator(".title").inner_text() for n in range(2)]
+    expect(page.locator("#compare-bar")).to_be_hidden()
+    cards.nth(0).get_by_label("Compare").check()
+    expect(page.locator("#compare")).to_be_hidden()
+    cards.nth(1).get_by_label("Compare").check()
+    table = page.locator("#compare-table")
+    expect(table).to_be_visible()
+    expect(table.locator("thead th")).to_have_text(titles)
+    rows = table.locator("tbody th").all_inner_texts()
+    assert {"Price", "Rating", "Store", "Category", "Material", "Colour", "Key features"} <= set(
+        rows
+    )
+    assert "$" in table.locator("tbody tr").first.inner_text()
+    if cards.count() > 3:
+        cards.nth(2).get_by_label("Compare").check()
+        expect(cards.nth(3).get_by_label("Compare")).to_be_disabled()  # three at most
+    screenshot(page, "web-compare.png")
+    page.click("#compare-clear")
+    expect(page.locator("#compare")).to_be_hidden()
+    expect(page.locator("#recs .compare-check:checked")).to_have_count(0)
+    expect(page.locator("#compare-bar")).to_be_hidden()
+
+
+def test_developer_detail_hides_behind_one_remembered_toggle(page: Page) -> None:
+    send(page, "wool beanie", 1)
+    toggle = page.locator("#details-toggle")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    for detail in ["#pipeline-panel", "#state-panel", "#demo-controls", "#recs .score"]:
+        expect(page.locator(detail).first).to_be_hidden()
+    toggle.click()
+    for detail in ["#pipeline-panel", "#state-panel", "#demo-controls", "#recs .score"]:
+        expect(page.locator(detail).first).to_be_visible()
+    expect(page.locator("#pipeline .stage")).to_have_count(5)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    expect(page.locator("#pipeline-panel")).to_be_visible()
+    page.click("#details-toggle")
+    expect(page.locator("#pipeline-panel")).to_be_hidden()
+
+
+def test_a_missing_image_shows_a_placeholder_not_a_broken_icon(page: Page) -> None:
+    send(page, "canvas tote bag", 1)
+    card = page.locator("#recs .card[data-asin='PIC1']")
+    expect(card).to_be_visible()
+    expect(card.locator(".card-image.placeholder .initial")).to_have_text("T")
+    expect(card.locator("img")).to_have_count(0)
+    expect(card.locator(".features li")).to_have_text(["Heavy canvas", "Inner pocket"])
+
+
+def test_a_product_image_loads_lazily_on_its_card(page: Page) -> None:
+    send(page, "braided leather belt", 1)
+    image = page.locator("#recs .card[data-asin='PIC2'] .card-image img")
+    expect(image).to_have_attribute("loading", "lazy")
+    expect(image).to_have_attribute("src", re.compile(re.escape(PICTURE_PATH) + "$"))  # "large"
+    page.wait_for_function(
+        "(img) => img.complete && img.naturalWidth === 8", arg=image.element_handle()
+    )
+
+
+def test_the_page_works_at_390_pixels_by_keyboard(phone: Page) -> None:
+    expect(phone.locator("#greeting button.example")).to_have_count(len(EXAMPLES))
+    phone.focus("#message")
+    phone.keyboard.type("a cotton t-shirt for women")
+    phone.keyboard.press("Enter")
+    phone.wait_for_selector(".msg.agent[data-turn='1']")
+    send(phone, "not green", 2)
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide at 390"
+    cards = phone.locator("#recs .card")
+    first, second = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
+    assert first and second and second["y"] > first["y"] + first["height"] - 1  # one column
+    chat, recs = (
+        phone.locator("#chat-panel").bounding_box(),
+        phone.locator("#recs-panel").bounding_box(),
+    )
+    assert chat and recs and recs["y"] >= chat["y"] + chat["height"]
+    # The compare toggles are real checkboxes reached by Tab and switched by Space.
+    box = cards.nth(0).locator(".compare-check")
+    box.focus()
+    phone.keyboard.press("Space")
+    expect(box).to_be_checked()
+    chip(phone, "not green").focus()
+    phone.keyboard.press("Space")
+    phone.wait_for_selector(".msg.agent[data-turn='3']")
+    expect(chip(phone, "not green")).to_have_count(0)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(phone, "web-390.png")

@@ -22,10 +22,13 @@ class Product:
     average_rating: float | None = None
     rating_number: int | None = None
     store: str = ""
+    # One URL per product image (the largest the record offers); most catalogs have none.
+    images: tuple[str, ...] = ()
 
     def to_record(self) -> dict[str, Any]:
-        """The official JSON layout (what a catalog line holds)."""
-        return {
+        """The official JSON layout (what a catalog line holds); `images` only when there are
+        some, so a record without them is written as before."""
+        record: dict[str, Any] = {
             "parent_asin": self.parent_asin,
             "title": self.title,
             "features": list(self.features),
@@ -37,6 +40,9 @@ class Product:
             "rating_number": self.rating_number,
             "store": self.store,
         }
+        if self.images:
+            record["images"] = [{"large": url} for url in self.images]
+        return record
 
     @property
     def leaf_category(self) -> str:
@@ -68,6 +74,7 @@ def product_from_record(record: Any) -> Product:
         average_rating=_number(record.get("average_rating")),
         rating_number=_int(record.get("rating_number")),
         store=_text(record.get("store")),
+        images=_images(record.get("images")),
     )
 
 
@@ -119,6 +126,29 @@ def _int(value: Any) -> int | None:
     if number is None or not abs(number) < 2**63:
         return None
     return int(number)
+
+
+# The Amazon Reviews 2023 layout: a list of {"thumb", "large", "hi_res", "variant"}; the largest
+# that is a web address wins. A plain list of addresses is read too.
+_IMAGE_KEYS = ("large", "hi_res", "thumb")
+
+
+def _images(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        return ()
+    urls: list[str] = []
+    for image in value:
+        candidates: list[Any] = [image]
+        if isinstance(image, dict):
+            candidates = [image.get(key) for key in _IMAGE_KEYS]
+        url = next((c.strip() for c in candidates if _is_web_address(c)), None)
+        if url and url not in urls:
+            urls.append(url)
+    return tuple(urls)
+
+
+def _is_web_address(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower().startswith(("https://", "http://"))
 
 
 def _details(value: Any) -> dict[str, str]:

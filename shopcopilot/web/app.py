@@ -45,7 +45,14 @@ from .demo import (
     UnknownDemoSession,
 )
 from .guards import BodyLimit, RateLimit, RateLimited
-from .sessions import SessionService, TurnPlan
+from .sessions import (
+    DemoRunDrop,
+    DropNotSupported,
+    SessionService,
+    TurnPlan,
+    UnknownFacet,
+    known_facets,
+)
 from .store import (
     DEFAULT_IDLE_TTL_SECONDS,
     DEFAULT_MAX_SESSIONS,
@@ -257,6 +264,10 @@ the other (the second waits, up to 15 s, then gets `409`).
 **Limits**: requests per client address (`429` with `Retry-After`), the message's length (`422`),
 the request body's size (`413`). A store that cannot be reached answers `503` with `Retry-After`.
 
+**Requirements** (`requirements` in every turn) are what the shopper has asked for, in force after
+the turn; the page shows them as chips. `DELETE .../requirements/{facet}` drops one (or all of a
+facet) as a turn of its own, answered like a message.
+
 **Demo mode** plays a benchmark session: a simulated customer (official or natural protocol)
 talks to the agent one step at a time. Only the demo controller knows the target.
 """
@@ -307,7 +318,9 @@ _STATUS_FOR_ERROR: dict[type[Exception], int] = {
     NotADemoRun: 409,
     DemoFinished: 409,
     DemoError: 409,
+    DemoRunDrop: 409,
     RateLimited: 429,
+    DropNotSupported: 501,
     StoreUnavailable: 503,
 }
 
@@ -325,6 +338,16 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     for kind in _STATUS_FOR_ERROR:
         app.add_exception_handler(kind, as_json)
+
+    async def unknown_facet(request: Request, exc: Exception) -> JSONResponse:
+        # Shaped like FastAPI's own 422s, so the one documented body covers both.
+        facet = request.path_params.get("facet", "")
+        body = {
+            "detail": [{"type": "enum", "loc": ["path", "facet"], "msg": str(exc), "input": facet}]
+        }
+        return JSONResponse(body, status_code=422)
+
+    app.add_exception_handler(UnknownFacet, unknown_facet)
 
 
 # ---- routes
@@ -479,6 +502,55 @@ async def send_message_streamed(
     """As POST .../messages, but each pipeline stage is sent as it finishes."""
     async for event in _stream_turn(ctx.service, stored.session_id, _chat_plan(body)):
         yield event
+
+
+@router.delete(
+    "/api/sessions/{session_id}/requirements/{facet}",
+    response_model=schemas.TurnResult,
+    responses={
+        **ERRORS,
+        501: {"model": schemas.ErrorBody, "description": "The agent cannot drop requirements"},
+    },
+    tags=["sessions"],
+)
+def drop_requirement(
+    ctx: Web,
+    session_id: SessionId,
+    facet: Annotated[
+        str,
+        PathParam(
+            min_length=1,
+            max_length=40,
+            description="What the requirement is about (422 for another name).",
+            json_schema_extra={"enum": list(known_facets())},
+        ),
+    ],
+    value: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=200,
+            description="Drop only the requirement of this value (a requirement's `value`); "
+            "without it, every requirement of the facet",
+        ),
+    ] = None,
+    trace: Annotated[
+        bool, Query(description="Also the stages' detailed outputs, as for POST .../messages")
+    ] = False,
+) -> Response:
+    """The shopper drops a requirement (a chip's ×): a turn of its own, answered like a message,
+    with the requirements that remain. It is recorded as said "(removed <the chip's label>)"."""
+    return turn_response(
+        ctx.service.run_turn(session_id, ctx.service.drop_plan(facet, value, trace=trace))
+    )
+
+
+@router.get("/api/examples", response_model=schemas.Examples, tags=["catalog"])
+def examples(
+    ctx: Web, n: Annotated[int, Query(ge=1, le=12, description="How many at most")] = 4
+) -> dict[str, Any]:
+    """Example requests that work on the served catalog (the page's greeting offers them)."""
+    return {"examples": ctx.service.examples(n)}
 
 
 @router.get(

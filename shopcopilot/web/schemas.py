@@ -66,7 +66,15 @@ class ProductCard(BaseModel):
     average_rating: float | None
     rating_number: int | None
     categories: list[str]
-    features: list[str]
+    features: list[str] = Field(description="Key features; none empty.")
+    details: dict[str, str] = Field(
+        default_factory=dict,
+        description="The details a comparison reads (material, colour, brand, size, ...).",
+    )
+    images: list[str] = Field(
+        default_factory=list,
+        description="Image addresses, largest first per image; empty when the record has none.",
+    )
 
 
 class ProductDetail(BaseModel):
@@ -90,7 +98,31 @@ class Recommendation(BaseModel):
     score: float | None
     reason: str
     shown_before: bool
+    new: bool = Field(default=False, description="Not in the previous turn's list.")
     product: ProductCard | None = Field(description="Null when the id is not in the catalog.")
+
+
+class Requirement(BaseModel):
+    facet: str = Field(description="What it is about: item, color, size, budget, ...")
+    value: str | None = Field(
+        default=None, description="Its value; send it as ?value= to drop this one only."
+    )
+    label: str = Field(description='How to show it: "women", "not green", "≤ $60".')
+    negated: bool = Field(default=False, description="Something the shopper does not want.")
+    turn: int | None = Field(default=None, description="The turn it was said in.")
+
+
+class Answer(BaseModel):
+    positions: list[int] = Field(
+        default_factory=list, description="The shown products it is about (1 = first)."
+    )
+    parent_asins: list[str] = Field(default_factory=list)
+    fact: str = Field(default="", description="What was asked: price, color, size, ...")
+    text: str = Field(default="", description="The answer, as the reply says it.")
+
+
+class Examples(BaseModel):
+    examples: list[str] = Field(description="Requests that work on the served catalog.")
 
 
 class DemoHit(BaseModel):
@@ -143,6 +175,14 @@ class TurnResult(BaseModel):
     ask_attribute: str | None
     options: list[str] = Field(description="Suggested answers to the question, for chips.")
     recommendations: list[Recommendation]
+    requirements: list[Requirement] = Field(
+        default_factory=list,
+        description="What the shopper has asked for, in force after this turn, in showing order.",
+    )
+    answers: list[Answer] = Field(
+        default_factory=list,
+        description="Answers about shown products this turn (the message says them too).",
+    )
     usage: dict[str, Any]
     state: dict[str, Any]
     diff: dict[str, Any]

@@ -19,6 +19,9 @@ lease at most.
 from __future__ import annotations
 
 import functools
+import importlib
+import inspect
+import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -33,8 +36,59 @@ from ..catalog.product import Product
 from .store import SessionStore, StoredSession
 
 KEY_FEATURES_SHOWN = 4
+IMAGES_SHOWN = 4
 CARDS_KEPT = 20_000  # product cards kept in memory (about 1 KB each)
 EventCallback = Callable[[dict[str, Any]], None]
+# What a shopper can ask for, as the agent names it (shopcopilot.state.requirements.FACETS);
+# these are its names where an agent does not say.
+DEFAULT_FACETS = (
+    "item",
+    "department",
+    "recipient",
+    "age",
+    "color",
+    "size",
+    "width",
+    "material",
+    "brand",
+    "style",
+    "use",
+    "feature",
+    "budget",
+)
+# The details a comparison of cards reads (material, colour, brand, ...), each cut to a line.
+_COMPARED_DETAILS = re.compile(
+    r"material|fabric|colou?r|brand|department|style|size|fit|pattern|care|closure|sole|heel",
+    re.IGNORECASE,
+)
+DETAIL_CHARS = 120
+# Feature lines that say nothing (catalog exports write a missing one as "null").
+_EMPTY_FEATURES = frozenset({"", "null", "none", "n/a", "na", "-", "nan", "undefined"})
+
+
+class UnknownFacet(ValueError):
+    """A requirement facet the agent does not know (the answer is a 422 with the known ones)."""
+
+
+class DropNotSupported(Exception):
+    """The agent behind this server cannot drop a requirement by itself."""
+
+
+class DemoRunDrop(Exception):
+    """A demo run's requirements are the simulated customer's to change."""
+
+
+def known_facets() -> tuple[str, ...]:
+    """The facet names of the agent's requirements."""
+    module = _requirements_module()
+    return tuple(getattr(module, "FACETS", DEFAULT_FACETS)) if module else DEFAULT_FACETS
+
+
+def _requirements_module() -> Any:
+    try:
+        return importlib.import_module("shopcopilot.state.requirements")
+    except ImportError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +103,9 @@ class TurnPlan:
     top_k: int = 10
     trace: bool = True  # False: the stages' timings and summaries only, as respond() keeps them
     follow_up: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    # A structured turn: drop the requirements of this facet (of this value only, when given)
+    # instead of reading `message`, which is then only what the record shows as said.
+    drop: tuple[str, str | None] | None = None
 
 
 class SessionService:
@@ -65,6 +122,55 @@ class SessionService:
         # product store for every card of every turn cost more than the rest of the record.
         # Shared between records, which are only ever serialized.
         self._card = functools.lru_cache(maxsize=CARDS_KEPT)(self._read_card)
+        self.drops = _accepts(agent.respond_traced, "drop")
+        self._examples: dict[int, list[str]] = {}
+
+    def examples(self, count: int) -> list[str]:
+        """Requests that work on the served catalog, for the page's greeting (none when the
+        agent offers none)."""
+        if not hasattr(self.agent, "examples"):
+            return []
+        if count not in self._examples:  # the catalog is read-only: the same every time
+            with self._lock:
+                found = [str(example) for example in self.agent.examples(n=count)]
+            self._examples[count] = found[:count]
+        return list(self._examples[count])
+
+    def drop_plan(
+        self, facet: str, value: str | None, top_k: int = 10, trace: bool = False
+    ) -> Callable[[StoredSession], TurnPlan]:
+        """The plan of a turn that drops a requirement: refused for an unknown facet, a demo
+        run, or an agent that cannot; recorded as "(removed <its label>)"."""
+        facets = known_facets()
+        if facet not in facets:
+            raise UnknownFacet(f"unknown facet {facet!r}; the facets are {', '.join(facets)}")
+        if not self.drops:
+            raise DropNotSupported("this server's agent cannot drop a requirement")
+
+        def plan(stored: StoredSession) -> TurnPlan:
+            if stored.demo:
+                raise DemoRunDrop(
+                    f"session {stored.session_id} is a demo run: its simulated customer changes "
+                    "the requirements"
+                )
+            said = f"(removed {self._drop_label(stored, facet, value)})"
+            return TurnPlan(said, top_k, trace, drop=(facet, value))
+
+        return plan
+
+    def _drop_label(self, stored: StoredSession, facet: str, value: str | None) -> str:
+        """How the page showed the requirements dropped ("not green", "size 10.5")."""
+        shown: list[dict[str, Any]] = []
+        if stored.turns:
+            shown = self.store.turn(stored.session_id, stored.turns).get("requirements") or []
+        labels = [
+            str(r.get("label") or r.get("value") or facet)
+            for r in shown
+            if r.get("facet") == facet and (value is None or str(r.get("value")) == value)
+        ]
+        if labels:
+            return ", ".join(dict.fromkeys(labels))
+        return f"{facet} {value}" if value is not None else facet
 
     def create(self, profile: dict[str, Any], demo: dict[str, Any] | None = None) -> dict[str, Any]:
         """A new session; returns its summary (id, turn 0, state)."""
@@ -125,14 +231,21 @@ class SessionService:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         turn = stored.turns + 1
         agent = self._agent(stored.demo)
-        result = agent.respond_traced(
-            stored.session_id,
-            plan.message,
-            turn=turn,
-            top_k=plan.top_k,
-            on_event=on_event,
-            detailed=plan.trace,
-        )
+        structured = {"drop": plan.drop} if plan.drop is not None else {}
+        try:
+            result = agent.respond_traced(
+                stored.session_id,
+                plan.message,
+                turn=turn,
+                top_k=plan.top_k,
+                on_event=on_event,
+                detailed=plan.trace,
+                **structured,
+            )
+        except ValueError as exc:
+            if plan.drop is not None and type(exc).__name__ == "UnknownFacet":
+                raise UnknownFacet(str(exc)) from exc
+            raise
         record = self._turn_record(stored.session_id, turn, plan.message, result)
         record["demo"] = plan.follow_up(record) if plan.follow_up else None
         # The state after the turn is what export_session would return: stored as it is.
@@ -172,6 +285,8 @@ class SessionService:
             "recommendations": [
                 self._with_product(item) for item in response.get("recommendations", [])
             ],
+            "requirements": [_requirement(item) for item in response.get("requirements", []) or []],
+            "answers": list(response.get("answers", []) or []),
             "usage": response.get("usage") or {},
             "response": response,
             "state": plain(result.state),
@@ -186,6 +301,7 @@ class SessionService:
             "score": recommendation.get("score"),
             "reason": recommendation.get("reason") or "",
             "shown_before": bool(recommendation.get("shown_before", False)),
+            "new": bool(recommendation.get("new", False)),
             "product": self._card(asin),
         }
 
@@ -203,8 +319,10 @@ def plain(value: Any) -> Any:
 
 
 def product_card(product: Product) -> dict[str, Any]:
-    """What a recommendation card shows."""
-    return {
+    """What a recommendation card shows (and what the page's comparison table reads): the key
+    features that say something, the details, and the images when the record has some."""
+    features = [f for f in product.features if f.strip().lower() not in _EMPTY_FEATURES]
+    card = {
         "parent_asin": product.parent_asin,
         "title": product.title,
         "price": product.price,
@@ -212,8 +330,38 @@ def product_card(product: Product) -> dict[str, Any]:
         "average_rating": product.average_rating,
         "rating_number": product.rating_number,
         "categories": list(product.categories),
-        "features": list(product.features[:KEY_FEATURES_SHOWN]),
+        "features": features[:KEY_FEATURES_SHOWN],
+        "details": {
+            key: value[:DETAIL_CHARS]
+            for key, value in product.details.items()
+            if _COMPARED_DETAILS.search(key) and value.strip().lower() not in _EMPTY_FEATURES
+        },
     }
+    if product.images:
+        card["images"] = list(product.images[:IMAGES_SHOWN])
+    return card
+
+
+def _requirement(item: dict[str, Any]) -> dict[str, Any]:
+    """One requirement as the page shows it; its value as text (it comes back as ?value=)."""
+    value = item.get("value")
+    return {
+        **item,
+        "facet": str(item.get("facet", "")),
+        "value": None if value is None else str(value),
+        "label": str(item.get("label") or value or item.get("facet", "")),
+        "negated": bool(item.get("negated", False)),
+    }
+
+
+def _accepts(method: Any, parameter: str) -> bool:
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return parameter in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
 
 
 def _question_options(trace: list[dict[str, Any]]) -> list[str]:

@@ -4,14 +4,23 @@
 "use strict";
 
 const SESSION_KEY = "shopcopilot.session";
+const DETAILS_KEY = "shopcopilot.details";
 const AUTOPLAY_PAUSE_MS = 700;
-const STAGE_ORDER = ["state", "retrieve", "rank", "dialogue", "respond"];
+const EXAMPLES_SHOWN = 4;
+const COMPARED_AT_MOST = 3;
+const FEATURES_ON_CARD = 3;
+const GREETING = "Hi! Tell me what you are shopping for: what it is, who it is for, your budget, " +
+  "anything you would like or would rather avoid. I will show the best matches and keep to what you said.";
+// Feature lines that say nothing (some catalogs write a missing one as "null").
+const EMPTY_TEXT = new Set(["", "null", "none", "n/a", "na", "-", "nan", "undefined"]);
 
 const page = {
   sessionId: null,
   demo: null,          // the demo run of the current session, when it is one
   busy: false,
   autoplay: false,
+  examples: [],        // example requests for the greeting (GET /api/examples)
+  compared: new Map(), // parent_asin -> product, the cards chosen for the side-by-side table
 };
 
 // ---- small helpers ------------------------------------------------------------------------
@@ -55,6 +64,10 @@ function formatPrice(price) {
 
 function formatScore(value) {
   return typeof value === "number" ? value.toFixed(3) : String(value ?? "");
+}
+
+function hasText(value) {
+  return typeof value === "string" && !EMPTY_TEXT.has(value.trim().toLowerCase());
 }
 
 function rawJson(label, value) {
@@ -140,12 +153,29 @@ function addShopperMessage(text, simulated) {
   scrollChat();
 }
 
+function addGreeting() {
+  const item = el("li", {class: "msg agent greeting", id: "greeting"},
+    el("span", {class: "who"}, "Copilot"),
+    el("p", {}, GREETING));
+  if (page.examples.length) {
+    item.append(el("p", {class: "examples-intro"}, "For example:"));
+    const list = el("ul", {class: "examples", "aria-label": "Example requests"});
+    for (const example of page.examples) {
+      list.append(el("li", {}, el("button", {
+        type: "button", class: "example", onclick: () => sendMessage(example),
+      }, example)));
+    }
+    item.append(list);
+  }
+  $("chat").append(item);
+}
+
 function addAgentMessage(turn, interactive) {
   const item = el("li", {class: "msg agent", dataset: {turn: turn.turn}},
-    el("span", {class: "who"}, "Copilot · turn " + turn.turn),
-    el("p", {}, turn.message || "(no message)"));
+    el("span", {class: "who"}, "Copilot", el("span", {class: "dev"}, " · turn " + turn.turn)),
+    el("p", {class: "reply"}, turn.message || "(no message)"));
   if (turn.ask_attribute) {
-    item.append(el("p", {class: "asks"}, "Asks about ", el("strong", {}, turn.ask_attribute)));
+    item.append(el("p", {class: "asks dev"}, "Asks about ", el("strong", {}, turn.ask_attribute)));
   }
   if (turn.options && turn.options.length) {
     const chips = el("div", {class: "chips", role: "group", "aria-label": "Suggested answers"});
@@ -177,42 +207,204 @@ function disableOldChips() {
   for (const chip of document.querySelectorAll("#chat .chip")) chip.disabled = true;
 }
 
+// ---- what the shopper asked for, as removable chips ------------------------------------------------
+
+function renderRequirements(requirements) {
+  const list = clear($("requirements"));
+  const shown = (requirements || []).filter((r) => hasText(r.label));
+  $("requirements-bar").hidden = !shown.length;
+  for (const requirement of shown) {
+    list.append(el("li", {},
+      el("button", {
+        type: "button",
+        class: "requirement" + (requirement.negated ? " negated" : ""),
+        dataset: {facet: requirement.facet, value: requirement.value ?? ""},
+        "aria-label": "Remove “" + requirement.label + "”",
+        title: "Remove “" + requirement.label + "”",
+        disabled: Boolean(page.demo) || page.busy,
+        onclick: () => dropRequirement(requirement),
+      }, el("span", {class: "requirement-label"}, requirement.label),
+      el("span", {class: "requirement-x", "aria-hidden": "true"}, "×"))));
+  }
+}
+
+async function dropRequirement(requirement) {
+  if (page.busy || page.demo) return;
+  const query = new URLSearchParams({trace: "true"});
+  if (requirement.value !== null && requirement.value !== undefined) query.set("value", requirement.value);
+  const path = "/api/sessions/" + encodeURIComponent(page.sessionId) + "/requirements/" +
+    encodeURIComponent(requirement.facet) + "?" + query;
+  page.busy = true;
+  setControls();
+  disableOldChips();
+  showStatus("");
+  const pending = addPending("Updating…");
+  try {
+    const turn = await api("DELETE", path);
+    pending.remove();
+    renderTurn(turn, false);
+  } catch (error) {
+    pending.remove();
+    showStatus(error.message, "error");
+    if (error.status === 404 || error.status === 410) await newSession().catch(() => {});
+  } finally {
+    page.busy = false;
+    setControls();
+  }
+}
+
 // ---- recommendations ----------------------------------------------------------------------------
 
-function renderRecommendations(recommendations) {
+function renderRecommendations(recommendations, answers) {
   const list = clear($("recs"));
   if (!recommendations.length) {
     list.append(el("li", {class: "empty"}, "No recommendations this turn."));
     return;
   }
-  recommendations.forEach((rec, index) => list.append(recommendationCard(rec, index + 1)));
+  // "new" tells what joined a list that kept some cards; on a list all new it says nothing.
+  const someStayed = recommendations.some((rec) => !rec.new);
+  recommendations.forEach((rec, index) => list.append(recommendationCard(rec, index + 1, someStayed)));
   markTarget();
+  markCompared();
+  highlightAnswered(answers || []);
 }
 
-function recommendationCard(rec, rank) {
+function recommendationCard(rec, rank, markNew) {
   const product = rec.product;
-  const card = el("li", {class: "card", dataset: {asin: rec.parent_asin}});
+  const card = el("li", {class: "card", dataset: {asin: rec.parent_asin, rank}});
   const header = el("div", {class: "card-head"},
     el("span", {class: "rank"}, "#" + rank),
-    rec.shown_before ? el("span", {class: "tag seen", title: "Shown in an earlier turn"}, "shown before") : null,
-    el("span", {class: "score", title: "Ranking score"}, formatScore(rec.score)));
-  card.append(header);
+    rec.new && markNew ? el("span", {class: "tag new", title: "Not in the previous list"}, "new") : null,
+    rec.shown_before ? el("span", {class: "tag seen dev", title: "Shown in an earlier turn"}, "shown before") : null,
+    el("span", {class: "score dev", title: "Ranking score"}, formatScore(rec.score)));
   if (!product) {
-    card.append(el("p", {class: "title"}, rec.parent_asin + " (not in the catalog)"));
+    card.append(header, el("p", {class: "title"}, rec.parent_asin + " (not in the catalog)"));
     return card;
   }
+  const features = (product.features || []).filter(hasText).slice(0, FEATURES_ON_CARD);
+  const titleId = "card-title-" + rank;
   card.append(
-    el("button", {type: "button", class: "title link", onclick: () => showProduct(rec.parent_asin)}, product.title),
-    el("p", {class: "meta"},
-      el("span", {class: "price"}, formatPrice(product.price)),
-      product.store ? el("span", {class: "store"}, product.store) : null,
-      el("span", {class: "rating"}, ratingText(product))),
-    product.categories.length ? el("p", {class: "path"}, product.categories.join(" › ")) : null,
-    product.features.length ? el("ul", {class: "features"}, product.features.map((f) => el("li", {}, f))) : null,
-    rec.reason ? el("p", {class: "reason"}, el("strong", {}, "Why: "), rec.reason) : null,
-    el("p", {class: "asin muted"}, rec.parent_asin),
+    productImage(product),
+    el("div", {class: "card-body"},
+      header,
+      el("button", {type: "button", class: "title link", id: titleId, onclick: () => showProduct(rec.parent_asin)},
+        product.title),
+      el("p", {class: "meta"},
+        el("span", {class: "price"}, formatPrice(product.price)),
+        el("span", {class: "rating"}, ratingText(product)),
+        hasText(product.store) ? el("span", {class: "store"}, product.store) : null),
+      product.categories.length ? el("p", {class: "path dev"}, product.categories.join(" › ")) : null,
+      features.length ? el("ul", {class: "features"}, features.map((f) => el("li", {}, f))) : null,
+      hasText(rec.reason) ? el("p", {class: "reason"}, rec.reason) : null,
+      el("label", {class: "compare-toggle"},
+        el("input", {
+          type: "checkbox", class: "compare-check", "aria-describedby": titleId,
+          onchange: (event) => toggleCompared(product, event.target.checked),
+        }),
+        " Compare"),
+      el("p", {class: "asin muted dev"}, rec.parent_asin)),
   );
   return card;
+}
+
+// The first image of the record, loaded when it scrolls near; a tinted box with the category's
+// initial when there is none or it fails to load (never a broken-image icon).
+function productImage(product) {
+  const frame = el("div", {class: "card-image"});
+  const url = (product.images || []).find((u) => /^https?:\/\//i.test(u));
+  if (!url) return placeholderInto(frame, product);
+  const image = el("img", {loading: "lazy", decoding: "async", alt: "", referrerpolicy: "no-referrer"});
+  image.addEventListener("error", () => placeholderInto(clear(frame), product), {once: true});
+  image.src = url;
+  frame.append(image);
+  return frame;
+}
+
+function placeholderInto(frame, product) {
+  const kind = (product.categories || []).filter(hasText).at(-1) || product.title || "?";
+  let hue = 0;
+  for (const char of kind) hue = (hue * 31 + char.codePointAt(0)) % 360;
+  frame.classList.add("placeholder");
+  frame.style.setProperty("--hue", String(hue));
+  frame.append(el("span", {class: "initial", "aria-hidden": "true"}, kind.trim().charAt(0).toUpperCase()));
+  return frame;
+}
+
+// Cards the reply answered about: marked, and the first brought into view.
+function highlightAnswered(answers) {
+  const asins = new Set(answers.flatMap((a) => a.parent_asins || []));
+  const positions = new Set(answers.flatMap((a) => a.positions || []));
+  let first = null;
+  for (const card of document.querySelectorAll("#recs .card")) {
+    const answered = asins.has(card.dataset.asin) || (!asins.size && positions.has(Number(card.dataset.rank)));
+    card.classList.toggle("answered", answered);
+    if (answered && !first) first = card;
+  }
+  if (first) first.scrollIntoView({block: "nearest", behavior: "smooth"});
+}
+
+// ---- comparing chosen cards side by side ------------------------------------------------------------
+
+function toggleCompared(product, chosen) {
+  if (chosen && page.compared.size < COMPARED_AT_MOST) page.compared.set(product.parent_asin, product);
+  else if (!chosen) page.compared.delete(product.parent_asin);
+  markCompared();
+  renderComparison();
+}
+
+function markCompared() {
+  const full = page.compared.size >= COMPARED_AT_MOST;
+  for (const card of document.querySelectorAll("#recs .card")) {
+    const box = card.querySelector(".compare-check");
+    if (!box) continue;
+    const chosen = page.compared.has(card.dataset.asin);
+    box.checked = chosen;
+    box.disabled = full && !chosen;
+    box.closest("label").title = full && !chosen ? "Up to " + COMPARED_AT_MOST + " products at a time" : "";
+    card.classList.toggle("compared", chosen);
+  }
+  const count = page.compared.size;
+  $("compare-bar").hidden = count === 0;
+  $("compare-count").textContent = count === 1
+    ? "1 product chosen: choose one or two more to compare"
+    : count + " products side by side";
+}
+
+function detailMatching(product, pattern) {
+  const found = Object.entries(product.details || {}).find(([key, value]) => pattern.test(key) && hasText(value));
+  return found ? found[1] : "—";
+}
+
+function renderComparison() {
+  const products = [...page.compared.values()];
+  const section = $("compare");
+  const table = clear($("compare-table"));
+  section.hidden = products.length < 2;
+  if (products.length < 2) return;
+  const rows = [
+    ["Price", (p) => formatPrice(p.price)],
+    ["Rating", (p) => ratingText(p)],
+    ["Store", (p) => (hasText(p.store) ? p.store : "—")],
+    ["Brand", (p) => detailMatching(p, /brand/i)],
+    ["Category", (p) => (p.categories || []).filter(hasText).at(-1) || "—"],
+    ["Material", (p) => detailMatching(p, /material|fabric/i)],
+    ["Colour", (p) => detailMatching(p, /colou?r/i)],
+    ["Key features", (p) => {
+      const features = (p.features || []).filter(hasText);
+      return features.length ? el("ul", {class: "plain"}, features.map((f) => el("li", {}, f))) : "—";
+    }],
+  ];
+  table.append(
+    el("thead", {}, el("tr", {}, el("td", {}), products.map((p) => el("th", {scope: "col"}, p.title)))),
+    el("tbody", {}, rows
+      .filter(([label, value]) => label !== "Brand" || products.some((p) => value(p) !== "—"))
+      .map(([label, value]) => el("tr", {}, el("th", {scope: "row"}, label), products.map((p) => el("td", {}, value(p)))))));
+}
+
+function clearComparison() {
+  page.compared.clear();
+  markCompared();
+  renderComparison();
 }
 
 function ratingText(product) {
@@ -230,10 +422,12 @@ async function showProduct(asin) {
       el("p", {class: "meta"}, formatPrice(product.price), " · ", product.store || "unknown store", " · ",
         ratingText(product)),
       el("p", {class: "path"}, product.categories.join(" › ")),
-      product.features.length ? el("ul", {class: "features"}, product.features.map((f) => el("li", {}, f))) : null,
-      ...product.description.map((d) => el("p", {class: "description"}, d)),
+      product.features.some(hasText)
+        ? el("ul", {class: "features"}, product.features.filter(hasText).map((f) => el("li", {}, f))) : null,
+      ...product.description.filter(hasText).map((d) => el("p", {class: "description"}, d)),
       detailsTable(product.details),
-      rawJson("Derived attributes", product.attributes),
+      el("div", {class: "dev"}, el("p", {class: "asin muted"}, product.parent_asin),
+        rawJson("Derived attributes", product.attributes)),
     );
     $("product-dialog").showModal();
   } catch (error) {
@@ -446,10 +640,15 @@ function idList(label, ids) {
 function renderTurn(turn, simulated) {
   addShopperMessage(turn.user_message, simulated);
   addAgentMessage(turn, !simulated);
-  renderRecommendations(turn.recommendations);
-  renderState(turn.state);
+  showResults(turn);
   renderPipeline(turn);
   if (turn.demo) setDemo(turn.demo);
+}
+
+function showResults(turn) {
+  renderRecommendations(turn.recommendations, turn.answers);
+  renderRequirements(turn.requirements);
+  renderState(turn.state);
 }
 
 async function runTurn(path, body, shopperText, simulated) {
@@ -468,8 +667,7 @@ async function runTurn(path, body, shopperText, simulated) {
     pending.remove();
     if (!shopperText) addShopperMessage(turn.user_message, simulated);
     addAgentMessage(turn, !simulated);
-    renderRecommendations(turn.recommendations);
-    renderState(turn.state);
+    showResults(turn);
     $("pipeline-title").textContent = "Pipeline · turn " + turn.turn;
     if (turn.demo) setDemo(turn.demo);
     return turn;
@@ -498,6 +696,9 @@ function resetPanels() {
   clear($("recs"));
   clear($("pipeline"));
   $("pipeline-title").textContent = "Pipeline";
+  renderRequirements([]);
+  clearComparison();
+  addGreeting();
 }
 
 async function newSession() {
@@ -525,7 +726,8 @@ async function restoreSession(sessionId) {
     addAgentMessage(last, !summary.demo && n === summary.turns);
   }
   if (last) {
-    renderRecommendations(last.recommendations);
+    renderRecommendations(last.recommendations, last.answers);
+    renderRequirements(last.requirements);
     renderPipeline(last);
   }
   renderState(summary.state);
@@ -639,6 +841,17 @@ function setControls() {
   $("message").disabled = Boolean(demo);
   $("message").placeholder = demo ? "Demo mode: the simulated customer is talking (New chat to take over)"
     : "Describe what you are looking for…";
+  for (const button of document.querySelectorAll("#requirements .requirement, #chat .example")) {
+    button.disabled = page.busy || Boolean(demo);
+  }
+}
+
+// ---- developer detail, behind one toggle -------------------------------------------------------------
+
+function setDetails(shown) {
+  document.body.classList.toggle("show-details", shown);
+  $("details-toggle").setAttribute("aria-pressed", String(shown));
+  localStorage.setItem(DETAILS_KEY, shown ? "on" : "off");
 }
 
 // ---- start ---------------------------------------------------------------------------------------
@@ -659,11 +872,17 @@ async function start() {
   $("demo-step").addEventListener("click", () => stepDemo().catch(() => {}));
   $("demo-play").addEventListener("click", toggleAutoplay);
   $("demo-session").addEventListener("change", setControls);
+  $("compare-clear").addEventListener("click", clearComparison);
+  $("details-toggle").addEventListener("click", () => setDetails(!document.body.classList.contains("show-details")));
+  setDetails(localStorage.getItem(DETAILS_KEY) === "on");
 
   api("GET", "/api/health")
     .then((health) => { $("catalog-name").textContent = health.catalog.split("/").pop(); })
     .catch(() => {});
   loadDemoSessions();
+  page.examples = await api("GET", "/api/examples?n=" + EXAMPLES_SHOWN)
+    .then((body) => body.examples.filter(hasText).slice(0, EXAMPLES_SHOWN))
+    .catch(() => []);
   const saved = localStorage.getItem(SESSION_KEY);
   try {
     if (saved) await restoreSession(saved);
