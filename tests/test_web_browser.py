@@ -27,10 +27,10 @@ if not CHROMIUM.exists():
     )
 
 import uvicorn  # noqa: E402 - only once the browser is known to be there
-from agent_contract import provide_contract  # noqa: E402
 from fastapi import Response  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
+from shopcopilot.agent import Agent  # noqa: E402
 from shopcopilot.web.app import WebSettings, create_app  # noqa: E402
 
 CHROMIUM_ARGS = [
@@ -155,7 +155,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     catalog.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
-        provide_contract(patch, EXAMPLES)
+        patch.setattr(Agent, "examples", lambda self, n=4: EXAMPLES[:n])
         app = create_app(
             WebSettings(
                 catalog_path=catalog,

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_contract import provide_contract
 from fastapi.testclient import TestClient
 from test_web_api import new_session, say, settings_for, write_catalog
 
+from shopcopilot.agent import Agent
 from shopcopilot.web.app import create_app
 
 EXAMPLES = ["a red cotton t-shirt for women", "wool beanie under 40 dollars"]
@@ -22,7 +22,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     root = tmp_path_factory.mktemp("web-requirements")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
-        provide_contract(patch, EXAMPLES)
+        patch.setattr(Agent, "examples", lambda self, n=4: EXAMPLES[:n])
         write_catalog(root / "catalog.jsonl")
         with TestClient(create_app(settings_for(root))) as test_client:
             yield test_client

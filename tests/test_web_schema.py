@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
-from agent_contract import provide_contract
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from shopcopilot.agent import Agent
 from shopcopilot.web.app import WebSettings, create_app
 
 MATERIALS = ["cotton", "leather", "wool", "denim"]
@@ -61,7 +61,7 @@ def api_schema(
     )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SHOPCOPILOT_CACHE", str(root / "cache"))
-        provide_contract(patch, ["cotton dress"])
+        patch.setattr(Agent, "examples", lambda self, n=4: ["cotton dress"][:n])
         real_ids, sample_ids = make_sessions(web_settings)
         schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(web_settings))
 

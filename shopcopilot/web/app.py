@@ -34,6 +34,7 @@ from pydantic import TypeAdapter
 from starlette import types as asgi
 
 from ..paths import cache_dir, resolve_catalog
+from ..state.requirements import FACETS
 from . import schemas
 from .defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_MESSAGE_CHARS, DEFAULT_RATE_LIMIT
 from .demo import (
@@ -47,11 +48,9 @@ from .demo import (
 from .guards import BodyLimit, RateLimit, RateLimited
 from .sessions import (
     DemoRunDrop,
-    DropNotSupported,
     SessionService,
     TurnPlan,
     UnknownFacet,
-    known_facets,
 )
 from .store import (
     DEFAULT_IDLE_TTL_SECONDS,
@@ -320,7 +319,6 @@ _STATUS_FOR_ERROR: dict[type[Exception], int] = {
     DemoError: 409,
     DemoRunDrop: 409,
     RateLimited: 429,
-    DropNotSupported: 501,
     StoreUnavailable: 503,
 }
 
@@ -509,7 +507,6 @@ async def send_message_streamed(
     response_model=schemas.TurnResult,
     responses={
         **ERRORS,
-        501: {"model": schemas.ErrorBody, "description": "The agent cannot drop requirements"},
     },
     tags=["sessions"],
 )
@@ -522,7 +519,7 @@ def drop_requirement(
             min_length=1,
             max_length=40,
             description="What the requirement is about (422 for another name).",
-            json_schema_extra={"enum": list(known_facets())},
+            json_schema_extra={"enum": list(FACETS)},
         ),
     ],
     value: Annotated[

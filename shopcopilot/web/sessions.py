@@ -19,8 +19,6 @@ lease at most.
 from __future__ import annotations
 
 import functools
-import importlib
-import inspect
 import re
 import threading
 import uuid
@@ -33,29 +31,14 @@ import orjson
 from fastapi.encoders import jsonable_encoder
 
 from ..catalog.product import Product
+from ..state.requirements import FACETS
+from ..state.requirements import UnknownFacet as FacetNotKnown
 from .store import SessionStore, StoredSession
 
 KEY_FEATURES_SHOWN = 4
 IMAGES_SHOWN = 4
 CARDS_KEPT = 20_000  # product cards kept in memory (about 1 KB each)
 EventCallback = Callable[[dict[str, Any]], None]
-# What a shopper can ask for, as the agent names it (shopcopilot.state.requirements.FACETS);
-# these are its names where an agent does not say.
-DEFAULT_FACETS = (
-    "item",
-    "department",
-    "recipient",
-    "age",
-    "color",
-    "size",
-    "width",
-    "material",
-    "brand",
-    "style",
-    "use",
-    "feature",
-    "budget",
-)
 # The details a comparison of cards reads (material, colour, brand, ...), each cut to a line.
 _COMPARED_DETAILS = re.compile(
     r"material|fabric|colou?r|brand|department|style|size|fit|pattern|care|closure|sole|heel",
@@ -70,25 +53,8 @@ class UnknownFacet(ValueError):
     """A requirement facet the agent does not know (the answer is a 422 with the known ones)."""
 
 
-class DropNotSupported(Exception):
-    """The agent behind this server cannot drop a requirement by itself."""
-
-
 class DemoRunDrop(Exception):
     """A demo run's requirements are the simulated customer's to change."""
-
-
-def known_facets() -> tuple[str, ...]:
-    """The facet names of the agent's requirements."""
-    module = _requirements_module()
-    return tuple(getattr(module, "FACETS", DEFAULT_FACETS)) if module else DEFAULT_FACETS
-
-
-def _requirements_module() -> Any:
-    try:
-        return importlib.import_module("shopcopilot.state.requirements")
-    except ImportError:
-        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +88,6 @@ class SessionService:
         # product store for every card of every turn cost more than the rest of the record.
         # Shared between records, which are only ever serialized.
         self._card = functools.lru_cache(maxsize=CARDS_KEPT)(self._read_card)
-        self.drops = _accepts(agent.respond_traced, "drop")
         self._examples: dict[int, list[str]] = {}
 
     def examples(self, count: int) -> list[str]:
@@ -141,11 +106,8 @@ class SessionService:
     ) -> Callable[[StoredSession], TurnPlan]:
         """The plan of a turn that drops a requirement: refused for an unknown facet, a demo
         run, or an agent that cannot; recorded as "(removed <its label>)"."""
-        facets = known_facets()
-        if facet not in facets:
-            raise UnknownFacet(f"unknown facet {facet!r}; the facets are {', '.join(facets)}")
-        if not self.drops:
-            raise DropNotSupported("this server's agent cannot drop a requirement")
+        if facet not in FACETS:
+            raise UnknownFacet(f"unknown facet {facet!r}; the facets are {', '.join(FACETS)}")
 
         def plan(stored: StoredSession) -> TurnPlan:
             if stored.demo:
@@ -242,10 +204,8 @@ class SessionService:
                 detailed=plan.trace,
                 **structured,
             )
-        except ValueError as exc:
-            if plan.drop is not None and type(exc).__name__ == "UnknownFacet":
-                raise UnknownFacet(str(exc)) from exc
-            raise
+        except FacetNotKnown as exc:
+            raise UnknownFacet(str(exc)) from exc
         record = self._turn_record(stored.session_id, turn, plan.message, result)
         record["demo"] = plan.follow_up(record) if plan.follow_up else None
         # The state after the turn is what export_session would return: stored as it is.
@@ -352,16 +312,6 @@ def _requirement(item: dict[str, Any]) -> dict[str, Any]:
         "label": str(item.get("label") or value or item.get("facet", "")),
         "negated": bool(item.get("negated", False)),
     }
-
-
-def _accepts(method: Any, parameter: str) -> bool:
-    try:
-        parameters = inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False
-    return parameter in parameters or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
-    )
 
 
 def _question_options(trace: list[dict[str, Any]]) -> list[str]:
