@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -116,6 +116,9 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+READER = replace(FOR_PEOPLE, people=False)
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Script]]:
     script = Script()
@@ -149,12 +152,14 @@ def _resolver(base_url: str) -> Resolver:
 
 @pytest.fixture(scope="module")
 def rules_agent(synthetic_index) -> Agent:
-    return Agent(index=synthetic_index, warm_up=False, resolver=None, settings=FOR_PEOPLE)
+    # Without the people's answers to questions about shown products: those are answered from
+    # the products' records, never resolved by the model.
+    return Agent(index=synthetic_index, warm_up=False, resolver=None, settings=READER)
 
 
 @pytest.fixture(scope="module")
 def llm_agent(rules_agent: Agent, server: tuple[str, Script]) -> Agent:
-    agent = rules_agent.with_settings(FOR_PEOPLE)
+    agent = rules_agent.with_settings(READER)
     agent.resolver = _resolver(server[0])
     return agent
 
@@ -264,7 +269,7 @@ def test_a_failing_server_leaves_the_rules_answers(rules_agent, llm_agent, scrip
 
 
 def test_a_refused_connection_leaves_the_rules_answers(rules_agent, llm_agent):
-    agent = llm_agent.with_settings(FOR_PEOPLE)
+    agent = llm_agent.with_settings(READER)
     agent.resolver = _resolver(f"http://127.0.0.1:{_free_port()}/v1")
     agent.reset("refused-traced", {})
     record = agent.respond_traced("refused-traced", UNREAD, 1).trace[0]["output"]["resolver"]

@@ -37,12 +37,17 @@ class Requirement:
     violated: Callable[[Batch], np.ndarray]  # per candidate: does it contradict it?
     stems: tuple[str, ...] = ()  # the words `violated` asks the batch about
     facet: str = ""  # the stated value's facet, for a value requirement
+    said: Callable[[Batch], np.ndarray] | None = None  # per candidate: does it name the value?
 
 
 @dataclass(frozen=True, slots=True)
 class Held:
     positions: np.ndarray  # the candidates left, by position
     relaxed: tuple[Requirement, ...]  # requirements no candidate of the item met
+    # Per candidate: how many of the colours and materials asked for a product of the wanted
+    # kind names. A person who asked for black sees the black ones first, then those whose
+    # listing names no colour; a product naming only other colours is gone already.
+    tier: np.ndarray | None = None
 
 
 def hard_requirements(state: ShoppingState) -> list[Requirement]:
@@ -81,7 +86,7 @@ def hold(
     `category` match is among the best KIND_FROM and not weak (any kind, when no item was
     named)."""
     if not len(eligible):
-        return Held(eligible, ())
+        return Held(eligible, (), np.zeros(len(batch), dtype=np.int64))
     requirements = list(requirements)
     item = np.zeros(len(batch), dtype=bool)
     pool = _of_the_department(requirements, batch, eligible, category)
@@ -91,14 +96,17 @@ def hold(
     leaves = batch.code("leaf")
     item[eligible[np.isin(leaves[eligible], leaves[pool[matches >= floor]])]] = True
     keep = np.ones(len(batch), dtype=bool)
+    tier = np.zeros(len(batch), dtype=np.int64)
     relaxed = []
     for requirement in requirements:
         meets = ~requirement.violated(batch)
         if (keep & meets & item).any():
             keep &= meets
+            if requirement.said is not None:
+                tier += requirement.said(batch) & item
         else:
             relaxed.append(requirement)
-    return Held(eligible[keep[eligible]], tuple(relaxed))
+    return Held(eligible[keep[eligible]], tuple(relaxed), tier)
 
 
 def _of_the_department(
@@ -122,22 +130,27 @@ AS_WELL = WEAK / 2  # a department whose best item match is this close reads the
 def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
     label = _LABELS[facet](" or ".join(wanted))
 
+    def said(batch: Batch) -> np.ndarray:
+        has = np.zeros(len(batch), dtype=bool)
+        for value in wanted:
+            has |= batch.listed(_LISTS[facet], value)
+            if facet in _NAMED:
+                has |= _says(batch, value_words(value))
+        return has
+
     def violated(batch: Batch) -> np.ndarray:
         if facet == "department":
             accepted = {d for value in wanted for d in accepted_departments(value)}
             return (batch.code("department") >= 0) & ~batch.code_is("department", accepted)
         if facet == "brand":
             return ~brands_of(batch, wanted)
-        listed = _LISTS[facet]
-        has = np.zeros(len(batch), dtype=bool)
-        for value in wanted:
-            has |= batch.listed(listed, value)
-            if facet in _NAMED:
-                has |= _says(batch, value_words(value))
-        return batch.lists_any(listed) & ~has
+        return batch.lists_any(_LISTS[facet]) & ~said(batch)
 
     stems = tuple(dict.fromkeys(w for value in wanted for w in value_words(value)))
-    return Requirement(label, "not " + label, violated, stems if facet in _NAMED else (), facet)
+    named = facet in _NAMED
+    return Requirement(
+        label, "not " + label, violated, stems if named else (), facet, said if named else None
+    )
 
 
 # A product's colours and materials are read from its details and miss some its own words name

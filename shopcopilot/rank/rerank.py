@@ -253,11 +253,12 @@ def rerank(
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
     relaxed: tuple[Requirement, ...] = ()
+    tier = None
     if weights.hold_hard:
         held = hold(hard, batch, columns.parts["category"], eligible)
-        eligible, relaxed = held.positions, held.relaxed
+        eligible, relaxed, tier = held.positions, held.relaxed, held.tier
     add_prominence(columns, probes, batch, weights, eligible, limit)
-    ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch)
+    ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
     if weights.spread_after and blank_streak(state) >= weights.spread_after:
         order = spread_order(features, [s.row for s in ranking], weights.spread_width)
         ranking[:] = [ranking[i] for i in order]
@@ -371,15 +372,17 @@ def _ranked(
     limit: int | None,
     relaxed: tuple[Requirement, ...],
     batch: Batch,
+    tier: np.ndarray | None = None,
 ) -> Ranking:
-    """The products at `positions` (not excluded), best first; a card failing a `relaxed`
-    hard requirement says so."""
+    """The products at `positions` (not excluded), best first (within a `tier`, when given);
+    a card failing a `relaxed` hard requirement says so."""
     total = columns.total
     asins = features.asins
     # Best score first; equal scores in id order, so results never depend on retrieval order.
-    order = positions[np.lexsort((features.asin_order[rows[positions]], -total[positions]))][
-        :limit
-    ].tolist()
+    keys = [features.asin_order[rows[positions]], -total[positions]]
+    if tier is not None:
+        keys.append(-tier[positions])
+    order = positions[np.lexsort(keys)][:limit].tolist()
     ranked_rows, scores = rows[order].tolist(), total[order].tolist()
     ranked = [
         Scored(asins[row], score, row, position=i)

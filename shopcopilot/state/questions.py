@@ -69,6 +69,8 @@ def read_question(text: str) -> Question | None:
     pronoun = not positions and words[0] in OPENERS and len(words) <= 8
     pronoun = pronoun and bool(_find(words, PRONOUNS))
     if fact is None:
+        if len(positions) >= 2:
+            return Question("compare", positions, (), False, text)  # "which is warmer, 1 or 2?"
         if not positions and not pronoun:
             return None
         values = _asked_values(text, spans, used | _pointer_words(talk, spans))
