@@ -30,7 +30,7 @@ from .index.vectors import load_or_build as load_vectors
 from .llm import resolver_from_env
 from .rank import RankWeights, reason, rerank
 from .rank.evidence import accepted_departments
-from .rank.spread import picked
+from .rank.spread import blank_streak, picked
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
 from .retrieve.candidates import Candidates, with_found
 from .state import ShoppingState, update
@@ -272,6 +272,8 @@ class Agent:
             decision.message = " ".join(a.text for a in talk.answers)
             decision.ask_attribute, decision.options = None, []
             return decision
+        if ranked.spread:
+            return decision  # the spread's own invitation: "Which one comes closest?"
         now, earlier = requirements(state), requirements(before)
         new_item = bool(before.history) and _item_changed(before, state)
         left_out = (
@@ -347,9 +349,12 @@ class Agent:
         meaning: np.ndarray | None,
     ):
         with tracer.stage("rank") as event:
-            # People see what is still best again (new matches are marked); the benchmark's
-            # protocol never shows a product twice in an epoch.
-            shown = () if self.settings.people else state.shown_this_epoch()
+            # People see what is still best again (new matches are marked), but for a spread
+            # after blank answers; the benchmark's protocol never shows a product twice in an
+            # epoch.
+            shown = state.shown_this_epoch()
+            if self.settings.people and blank_streak(state) < self.settings.ranking.spread_after:
+                shown = []
             seen = set(shown) | set(state.turned_down())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)

@@ -59,12 +59,18 @@ def show_turn(console: Console, agent: Agent, result: TurnResult, trace: bool) -
     table = Table(show_header=True, header_style="bold")
     for column in ("#", "price", "title", "why"):
         table.add_column(column, overflow="fold")
+    answered = {a for answer in result.response.get("answers", []) for a in answer["parent_asins"]}
     for rank, rec in enumerate(result.response["recommendations"], start=1):
         product = agent.index.store.get(rec["parent_asin"])
         price = price_text(product.price if product else None)
         title = short_title(product.title, TITLE_CHARS) if product else rec["parent_asin"]
-        table.add_row(str(rank), price, title, rec.get("reason", ""))
+        why = ("new · " if rec.get("new") else "") + rec.get("reason", "")
+        style = "bold yellow" if rec["parent_asin"] in answered else None
+        table.add_row(str(rank), price, title, why, style=style)
     console.print(table)
+    held = [r["label"] for r in result.response.get("requirements", [])]
+    if held:
+        console.print("[dim]you asked for: " + " · ".join(held) + "[/dim]")
     if trace:
         for event in result.trace:
             console.print(

@@ -200,4 +200,6 @@ def test_more_like_that_one_is_read_with_meaning(hand_catalog, tmp_path, monkeyp
     cards = agent.respond("s", "more like the second one", 2)["recommendations"]
     state = agent.export_session("s")
     assert state["critiques"] and state["critiques"][-1]["products"] == [shown[1]]
-    assert len(cards) == 10 and not {card["parent_asin"] for card in cards} & set(shown)
+    # A person's list keeps what is still best (marked as not new) and leads with the anchor's kind.
+    assert len(cards) == 10 and cards[0]["parent_asin"].startswith("PARKA")
+    assert all(card["new"] == (card["parent_asin"] not in shown) for card in cards)

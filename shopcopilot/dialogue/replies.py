@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..index.categoriser import WHO_WORDS
 from ..state.model import ShoppingState
 from ..state.requirements import Requirement
 from ..terms import Attribute
@@ -31,6 +32,8 @@ def item_words(state: ShoppingState) -> str:
     if not items:
         return "options"
     item = max(items, key=lambda c: c.source_turn)
+    if set(item.data.get("words", ())) <= WHO_WORDS:
+        return "options"  # "something for women" names who, not what
     return plural(item.text or item.value)
 
 

@@ -67,11 +67,15 @@ def _keys(features: FeatureStore, rows: np.ndarray) -> list[np.ndarray]:
 
 
 def _novelty(keys: list[np.ndarray], seen: list[set[int]], i: int) -> int:
+    """A new kind of item counts for more than a new brand and a new price band together."""
     return sum(
-        1
-        for column, values in zip(keys, seen, strict=True)
+        weight
+        for weight, column, values in zip(NOVELTY_WEIGHTS, keys, seen, strict=True)
         if column[i] >= 0 and int(column[i]) not in values
     )
+
+
+NOVELTY_WEIGHTS = (3, 1, 1)  # leaf, brand, price band
 
 
 def picked(state: ShoppingState) -> tuple[str, int] | None:

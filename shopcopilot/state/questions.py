@@ -108,6 +108,8 @@ def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...]) -> str | N
 
 def _positions(talk, words: list[str]) -> tuple[int, ...]:
     found = [p.ordinal for p in talk.pointers if p.kind == "ordinal" and p.ordinal > 0]
+    # "the 12th one": past the ordinals the pointer reader knows, still a place in a list.
+    found += [int(w[:-2]) for w in words if re.fullmatch(r"\d{1,3}(?:st|nd|rd|th)", w)]
     for pointer in talk.pointers:
         if pointer.kind == "ordinal" and pointer.count > 1 and pointer.ordinal > 0:
             found += range(pointer.ordinal + 1, pointer.ordinal + pointer.count)

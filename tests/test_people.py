@@ -1,0 +1,168 @@
+"""What a person meets (FOR_PEOPLE): requirements listed and dropped, questions about shown
+products answered from their records with the list kept, replies that say what changed, and
+shown products that stay, marked when new."""
+
+from __future__ import annotations
+
+import pytest
+
+from shopcopilot.agent import Agent
+from shopcopilot.index.text import ROOT_CATEGORY as TOP
+from shopcopilot.state.questions import read_question
+from shopcopilot.state.requirements import UnknownFacet
+
+DRESSES = [TOP, "Women", "Clothing", "Dresses"]
+SHIRTS = [TOP, "Men", "Clothing", "Shirts"]
+
+
+def _catalog(record) -> list[dict]:
+    colours = ["Blue", "Green", "Red", "Black", "Blue", "White", "Green", "Blue"]
+    dresses = [
+        record(
+            f"DR{n}",
+            f"Women's Summer Midi Dress {colour} Floral",
+            price=20.0 + 7 * n,
+            categories=DRESSES,
+            details={"Department": "Womens", "Color": colour, "Material": "100% Cotton"},
+            features=["Machine Wash", "Pockets on both sides"] if n % 2 else ["Hand wash only"],
+            average_rating=3.5 + n / 10,
+            rating_number=10 * (n + 1),
+        )
+        for n, colour in enumerate(colours)
+    ]
+    shirts = [
+        record(
+            f"SH{n}",
+            f"Men's Oxford Dress Shirt {colour}",
+            price=30.0,
+            categories=SHIRTS,
+            details={"Department": "Mens", "Color": colour},
+        )
+        for n, colour in enumerate(["Blue", "White", "Blue"])
+    ]
+    return dresses + shirts
+
+
+@pytest.fixture(scope="module")
+def person(person_on, catalog_record) -> Agent:
+    return person_on(_catalog(catalog_record))
+
+
+def _turns(agent: Agent, *messages: str, session: str = "p") -> list:
+    agent.reset(session)
+    return [agent.respond_traced(session, m, detailed=False) for m in messages]
+
+
+def _ids(result) -> list[str]:
+    return [r["parent_asin"] for r in result.response["recommendations"]]
+
+
+def _price(agent: Agent, asin: str) -> float:
+    product = agent.index.store.get(asin)
+    assert product is not None and product.price is not None
+    return product.price
+
+
+def test_the_requirements_are_listed_in_a_shoppers_words(person):
+    [*_, last] = _turns(person, "a dress for me, I'm a woman", "under $60", "not green")
+    held = {(r["facet"], r["label"], r["negated"]) for r in last.response["requirements"]}
+    assert ("budget", "≤ $60", False) in held
+    assert ("color", "not green", True) in held
+    assert ("item", "dress", False) in held
+
+
+def test_a_dropped_requirement_is_gone_and_the_list_answers_it(person):
+    person.reset("drop")
+    for message in ("a dress", "under $30"):
+        person.respond_traced("drop", message, detailed=False)
+    dropped = person.respond_traced("drop", "", drop=("budget", None), detailed=False)
+    assert not [r for r in dropped.response["requirements"] if r["facet"] == "budget"]
+    assert "≤ $30" in dropped.response["message"] or "$30" in dropped.response["message"]
+    assert any(_price(person, a) > 30 for a in _ids(dropped))  # the limit no longer holds
+    with pytest.raises(UnknownFacet, match="unknown facet 'flavour'"):
+        person.respond_traced("drop", "", drop=("flavour", None))
+
+
+def test_a_question_about_a_shown_product_is_answered_and_the_list_stays(person):
+    shown, asked = _turns(person, "a dress", "how much is the second one?")
+    assert _ids(asked) == _ids(shown)
+    second = _ids(shown)[1]
+    assert f"${_price(person, second):.2f}" in asked.response["message"]
+    [answer] = asked.response["answers"]
+    assert answer["positions"] == [2] and answer["parent_asins"] == [second]
+    assert asked.response["requirements"] == shown.response["requirements"]
+
+
+def test_a_yes_no_question_reads_the_listing_and_wants_nothing_new(person):
+    shown, asked = _turns(person, "a dress", "is the first one machine washable?")
+    first = person.index.store.get(_ids(shown)[0])
+    assert first is not None
+    washable = any("machine wash" in f.lower() for f in first.features)
+    message = asked.response["message"]
+    assert message.startswith("Yes") if washable else "doesn't say" in message
+    assert not [r for r in asked.response["requirements"] if "wash" in r["value"]]
+
+
+def test_the_cheapest_and_a_side_by_side_come_from_the_list_shown(person):
+    shown, cheapest, compared = _turns(
+        person, "a dress", "which one is the cheapest?", "what's the difference between 1 and 2?"
+    )
+    prices = [_price(person, a) for a in _ids(shown)]
+    low = prices.index(min(prices)) + 1
+    assert f"#{low}" in cheapest.response["message"]
+    assert all(f"${p:.2f}" in compared.response["message"] for p in prices[:2])
+
+
+def test_an_ordinal_past_the_list_and_a_question_before_any_list_get_a_clear_reply(person):
+    _, past = _turns(person, "a dress", "how much is the 12th one?")
+    assert "no #12" in past.response["message"]
+    [early] = _turns(person, "how much is the second one?", session="early")
+    assert "haven't shown you anything" in early.response["message"]
+
+
+def test_the_reply_says_what_changed_and_what_holds(person):
+    _, _, last = _turns(person, "a dress", "under $60", "actually make it blue")
+    message = last.response["message"]
+    assert "blue" in message.lower() and "$60" in message
+    replies = [r.response["message"] for r in _turns(person, "a dress", "under $60", "in blue")]
+    assert len({r.split(".")[0] for r in replies}) == len(replies)  # no sentence said twice
+
+
+def test_negation_keeps_its_own_phrase(person):
+    [last] = _turns(person, "a blue dress, not a shirt")
+    held = {(r["facet"], r["value"], r["negated"]) for r in last.response["requirements"]}
+    assert ("color", "blue", False) in held
+    assert ("color", "blue", True) not in held
+    assert all(a.startswith("DR") for a in _ids(last))
+
+
+def test_shown_products_stay_and_new_ones_are_marked(person):
+    first, second = _turns(person, "a dress", "with pockets")
+    assert all(not r["new"] for r in first.response["recommendations"])
+    kept = set(_ids(first)) & set(_ids(second))
+    assert kept  # what is still best stays
+    for card in second.response["recommendations"]:
+        assert card["new"] == (card["parent_asin"] not in set(_ids(first)))
+
+
+@pytest.mark.parametrize(
+    ("message", "fact", "positions"),
+    [
+        ("how much is the first one?", "price", (1,)),
+        ("#3 is cute how much", "price", (3,)),
+        ("which is cheaper, 2 or 3?", "cheaper", (2, 3)),
+        ("what's #2 made of", "material", (2,)),
+        ("which one has the best reviews", "best_rated", ()),
+        ("does the second one come in a medium?", "has", (2,)),
+    ],
+)
+def test_questions_about_shown_products_are_read(message, fact, positions):
+    question = read_question(message)
+    assert question is not None and question.fact == fact and question.positions == positions
+
+
+@pytest.mark.parametrize(
+    "message", ["I need running shoes, is that ok?", "do you have any red dresses?", "red please"]
+)
+def test_requests_are_not_read_as_questions_about_shown_products(message):
+    assert read_question(message) is None
