@@ -282,6 +282,27 @@ def test_every_relative_link_and_anchor_resolves(path: Path) -> None:
     assert not broken, f"{_id(path)}: " + "; ".join(broken)
 
 
+# ---- the static site ---------------------------------------------------------------------------
+
+
+def test_the_site_builds_strict_and_offline(tmp_path: Path) -> None:
+    """`make docs`: every page in the nav, no warning, nothing loaded from another host."""
+    pytest.importorskip("mkdocs", reason="mkdocs (the dev extra) is not installed")
+    site = tmp_path / "site"
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    pages = {p.stem for p in (ROOT / "docs").glob("*.md")}
+    assert pages <= {p.parent.name for p in site.glob("*/index.html")} | {"index"}
+    loaded = re.compile(r"<(?:script|link|img)\b[^>]*(?:src|href)=\"(?:https?:)?//", re.I)
+    remote = [p.name for p in site.rglob("*.html") if loaded.search(p.read_text("utf-8"))]
+    assert not remote, f"pages that load from another host: {remote}"
+
+
 # ---- no development log in the product ---------------------------------------------------------
 
 WORK_LOG = re.compile(
