@@ -238,6 +238,11 @@ def test_the_runnable_docs_cover_the_commands_a_newcomer_types() -> None:
         assert command in ran, f"no runnable example of `shopcopilot {command}`"
 
 
+def test_the_readme_stays_short() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 150, "the README is for a newcomer: the details belong in docs/"
+
+
 # ---- links -------------------------------------------------------------------------------------
 
 LINK = re.compile(r"!?\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
