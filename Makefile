@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test lint typecheck bench-real bench-index bench-load bench-scale screenshot clean
+.PHONY: install install-dev demo test lint typecheck docs bench-real bench-index bench-load bench-scale screenshot clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -40,6 +40,10 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
+# The docs as a static site in site/ (MkDocs, offline: no CDN). tests/test_docs.py builds it too.
+docs: $(DEV_STAMP)
+	$(BIN)/mkdocs build --strict
+
 # The 200 public sessions on the real records padded to 50,000 products, both protocols.
 bench-real: $(DEV_STAMP)
 	$(BIN)/shopcopilot bench-real --agent $(or $(AGENT),shopcopilot.agent:Agent) -o $(or $(OUT),runs/bench-real)
@@ -62,7 +66,7 @@ screenshot: $(DEV_STAMP) browser-deps
 	$(BIN)/python benchmarks/screenshot.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs .pytest_cache site
 
 # Debian's Chromium for tests/test_web_browser.py (Playwright drives it; never `playwright install`).
 # Installs only when missing and we are root; never prompts. Without it the browser tests skip.

@@ -62,7 +62,7 @@ class AgentSettings:
 # benchmark's policy of showing one product while a question narrows, and words alone: the
 # simulators never paraphrase, and meaning cost them about 0.002 TechnicalScore while it put
 # the right kind of item first 3.4 points more often on shoppers' own phrasing
-# (docs/results.md, "Semantic layer").
+# (docs/benchmarks.md, "Product vectors").
 # The categoriser's reading of the item counts for a person's list when it is this sure, and
 # then weighs this much beside a category match (`RankWeights.kind`).
 KIND_SURE = 0.8

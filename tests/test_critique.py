@@ -305,7 +305,7 @@ def test_more_ways_to_pick_a_shown_product(text):
     assert {p for r in reading.references for p in r.positions} == {2}
 
 
-# -- session 9: readings shoppers use that were misread ------------------------------------------
+# -- readings shoppers use that were once misread ------------------------------------------
 
 
 def replayed(lexicon, *turns):

@@ -332,7 +332,7 @@ def test_another_phrasing_file_changes_the_reactions(
 
 # The plain protocol's transcripts over the hand-built sessions of tests/test_natural.py, as
 # they were before reactions existed (sha256 of every message, in order). A change here is a
-# change of the plain natural protocol, to be measured as one (docs/results.md).
+# change of the plain natural protocol, to be measured as one (docs/benchmarks.md).
 PLAIN_DIGEST = "48745d2d3096bc730f39db4aa5acecdead992ecf56d6a1c22fe3a2e2593eaa9e"
 
 

@@ -356,9 +356,8 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
     type=click.Choice(SPLITS),
     default="dev",
     show_default=True,
-    help="Corpus split: tune on dev; test and the fresh slices (fresh: session 6, fresh2: "
-    "session 8, fresh3: session 9, fresh4: session 11, fresh5: session 12, each written blind) "
-    "are for reporting only.",
+    help="Corpus split: tune on dev; test and the fresh slices (fresh to fresh5, each written "
+    "blind after a round of changes to the reader) are for reporting only.",
 )
 @click.option(
     "--catalog",

@@ -119,7 +119,7 @@ SCHEMA: dict[str, Any] = _untitled(ObservationAnswer.model_json_schema())
 
 REASONS = ("reference", "comparison", "conflict", "unread")
 # "unread": at least this many content words, and this share of them, that no typed observation
-# covers (tuned on the understanding corpus's dev split; docs/results.md, "LLM resolver").
+# covers (tuned on the understanding corpus's dev split; docs/llm.md).
 UNREAD_WORDS = 2
 UNREAD_SHARE = 0.5
 _COMPARISON = re.compile(CONVERSATION.pattern("comparisons"), re.I)

@@ -16,7 +16,7 @@ StoreUnavailable. A retried turn write that had in fact landed is recognised and
 as a conflict.
 
 The scripts touch keys they do not declare, so this store wants one Redis primary (with
-replicas if you like), not a Redis Cluster: docs/scaling.md says what a cluster would change.
+replicas if you like), not a Redis Cluster: docs/deploy.md says what a cluster would change.
 """
 
 from __future__ import annotations
