@@ -38,6 +38,7 @@ class Requirement:
     stems: tuple[str, ...] = ()  # the words `violated` asks the batch about
     facet: str = ""  # the stated value's facet, for a value requirement
     said: Callable[[Batch], np.ndarray] | None = None  # per candidate: does it name the value?
+    filed: Callable[[Batch], np.ndarray] | None = None  # ...is it filed under the department?
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +118,9 @@ def _of_the_department(
     boys' one that matches the words best; but "hiking boots for women", where no women's boot
     is, stays boots)."""
     for requirement in requirements:
-        if requirement.facet == "department":
-            meets = eligible[~requirement.violated(batch)[eligible]]
+        if requirement.filed is not None:
+            # Those filed under the department, not those that merely name none.
+            meets = eligible[requirement.filed(batch)[eligible]]
             if len(meets) and category[meets].max() >= category[eligible].max() * AS_WELL:
                 return meets
     return eligible
@@ -147,9 +149,20 @@ def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
         return batch.lists_any(_LISTS[facet]) & ~said(batch)
 
     stems = tuple(dict.fromkeys(w for value in wanted for w in value_words(value)))
+
+    def filed(batch: Batch) -> np.ndarray:
+        accepted = {d for value in wanted for d in accepted_departments(value)}
+        return batch.code_is("department", accepted)
+
     named = facet in _NAMED
     return Requirement(
-        label, "not " + label, violated, stems if named else (), facet, said if named else None
+        label,
+        "not " + label,
+        violated,
+        stems if named else (),
+        facet,
+        said if named else None,
+        filed if facet == "department" else None,
     )
 
 
