@@ -107,6 +107,10 @@ def hold(
                 tier += requirement.said(batch) & item
         else:
             relaxed.append(requirement)
+    # The wanted kind before any other: a named item is never pushed down by a product of
+    # another kind that happens to score well on the rest ("suspenders", then "something that
+    # lasts": suspenders still, not wedding rings).
+    tier += item * KIND_FIRST
     return Held(eligible[keep[eligible]], tuple(relaxed), tier)
 
 
@@ -126,6 +130,7 @@ def _of_the_department(
     return eligible
 
 
+KIND_FIRST = 100  # above any count of colours and materials named
 AS_WELL = WEAK / 2  # a department whose best item match is this close reads the kind
 
 
