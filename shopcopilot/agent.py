@@ -233,13 +233,16 @@ class Agent:
             new = state.copy()
             new.turn = turn
             new.history.append(Turn(turn=turn, user=message))
+            diff = StateDiff()
             asked = [p for p in question.positions if 1 <= p <= len(state.last_shown)]
+            diff.read = [{"kind": "question", "value": question.fact, "start": 0,
+                          "end": len(message), "words": message}]  # fmt: skip
             if asked:
+                diff.references = [{"positions": asked, "kind": "question", "text": message}]
                 ids = [state.last_shown[p - 1] for p in asked]
                 new.critiques.append(
                     CritiqueRecord("question", turn, new.epoch, asked, ids, message, "asked about")
                 )
-            diff = StateDiff()
             event.summary = "a question about the products shown: no requirement changed"
         return new, diff
 

@@ -57,7 +57,7 @@ SLOTS = (
     "chitchat",
 )
 _DEPARTMENTS = {"baby girls": "baby", "baby boys": "baby"}
-_CUE_READINGS = frozenset({"not sure", "no preference", "browsing"})
+_CUE_READINGS = frozenset({"not sure", "no preference", "browsing", "question"})
 _WHO = frozenset({"women", "men", "girl", "boy", "baby", "kid", "unisex"})
 
 

@@ -481,7 +481,7 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str, b
         age = person.assume_age
     gender = _gender_of(audience, data)
     if age == "toddler" and stated_age and age_fact is not None and _in_months(age_fact, data):
-        age = "baby"  # "my 18 month old", "she turns 2": baby clothes
+        age = "baby"  # "my 18 month old": baby clothes are sized in months
     found = data.departments[age][gender or "any"] if age is not None else None
     if found is None:
         return None
@@ -496,14 +496,7 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str, b
 
 
 def _in_months(fact: AudienceFact, data: Cues) -> bool:
-    """An age of two or less: in months ("18 month old"), or "2" itself ("turns 2")."""
-    words = fact.text.lower().split()
-    if any(data.unit("months", word) for word in words):
-        return True
-    return any(word.isdigit() and int(word) <= BABY_YEARS for word in words)
-
-
-BABY_YEARS = 2  # baby clothes are sized to 24 months
+    return any(data.unit("months", word) for word in fact.text.lower().split())
 
 
 def _apply_department(

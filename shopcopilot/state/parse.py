@@ -223,12 +223,18 @@ def _read_item_by_head(
 
 
 def _brought_in(text: str, phrase: str) -> bool:
+    """ "and a sun hat", "I also need ski pants": not "something to go with a navy dress", nor
+    "the first one's a trail shoe" (a description of something else)."""
     at = text.lower().find(phrase.lower())
     before = re.findall(r"[a-z']+", text.lower()[:at])
-    return bool(before) and before[-1] in _ITEM_LEADS
+    if not before or before[-1] not in _ITEM_LEADS:
+        return False
+    ahead = before[-2] if len(before) > 1 else ""
+    return ahead not in _NOT_BROUGHT_IN and not ahead.endswith("'s")
 
 
 _ITEM_LEADS = CONVERSATION.words["item_leads"]
+_NOT_BROUGHT_IN = CONVERSATION.words["not_brought_in"]
 SURE_ITEM = 0.99  # how sure the categoriser must be of an item brought in later
 
 

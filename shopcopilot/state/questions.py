@@ -62,8 +62,10 @@ def read_question(text: str) -> Question | None:
         for first, past in _find(words, phrases):
             facts.append((first, name))
             used |= set(range(first, past))
-    if not _asks(text, words, bool(facts)):
-        return None
+    # A short one asks too: "#1 rating", "price of #2", a bare "cheapest?"-less "cheapest".
+    about_one = bool(positions) and not {f for _, f in facts} & set(OF_THE_LIST)
+    if not _asks(text, words, bool(facts) and (about_one or len(words) <= 2)):
+        return None  # "just get me the cheapest" picks; "which is the cheapest?" asks
     fact = _chosen(sorted(facts), positions)
     # "is it machine washable?": a pronoun points only in a short question that opens as one.
     pronoun = not positions and words[0] in OPENERS and len(words) <= 8
