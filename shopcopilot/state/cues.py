@@ -64,7 +64,7 @@ WORD_LISTS = (
     "not_items",
     "not_free_of",
     "item_leads",
-    "not_brought_in",
+    "brings_in",
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")

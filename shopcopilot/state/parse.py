@@ -229,12 +229,14 @@ def _brought_in(text: str, phrase: str) -> bool:
     before = re.findall(r"[a-z']+", text.lower()[:at])
     if not before or before[-1] not in _ITEM_LEADS:
         return False
-    ahead = before[-2] if len(before) > 1 else ""
-    return ahead not in _NOT_BROUGHT_IN and not ahead.endswith("'s")
+    if before[-1] in _ITEM_ARTICLES:  # "a", "some": only after words that add an item
+        return len(before) > 1 and before[-2] in _BRINGS_IN
+    return True
 
 
 _ITEM_LEADS = CONVERSATION.words["item_leads"]
-_NOT_BROUGHT_IN = CONVERSATION.words["not_brought_in"]
+_ITEM_ARTICLES = frozenset({"a", "an", "some"})
+_BRINGS_IN = CONVERSATION.words["brings_in"]
 SURE_ITEM = 0.99  # how sure the categoriser must be of an item brought in later
 
 
