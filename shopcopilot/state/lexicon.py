@@ -392,6 +392,12 @@ SHOPPER_WORDS: dict[str, tuple[str, ...]] = {
     "bralette": ("bra",),
     "rucksack": ("backpack",),
     "handbag": ("purse",),
+    "chino": ("pant",),
+    "suitcase": ("luggage",),
+    "duffle": ("duffel",),
+    "bumbag": ("waist", "pack"),
+    "fanny": ("waist", "pack"),
+    "stocking": ("hosiery",),
 }
 # Conversational words a shopper uses that no catalog table lists.
 KNOWN_EXTRA = [
