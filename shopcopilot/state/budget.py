@@ -14,6 +14,7 @@ words and currencies live in data/money.json; here is only the clause structure.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -555,7 +556,28 @@ def _not_money(amount: _Amount) -> bool:
     before = amount.before
     if len(before) >= 2 and before[-2].isdigit() and _MONEY.joiners.starts(before[-1:]):
         before = before[:-2]  # "size 7-8", "US 4-6": the second number has the first one's words
+    if _in_as_a_word(after):
+        return _MONEY.not_money_before.ends(before)
     return _MONEY.not_money_before.ends(before) or _MONEY.not_money_after.starts(after)
+
+
+def _in_as_a_word(after: list[str]) -> bool:
+    """ "under 60 in black": "in" leads a phrase there, it is no inch ("a 4 in heel", "28 in")."""
+    return after[:1] == ["in"] and len(after) > 1 and after[1] in _after_in()
+
+
+@functools.cache
+def _after_in() -> frozenset[str]:
+    """Words after which "in" is the preposition: an article, "size", a colour or a size of the
+    vocabulary ("in black", "in a medium", "in size 9")."""
+    from ..catalog.vocabulary import vocabulary  # local: the vocabulary loads once, when needed
+
+    tables = vocabulary().tables
+    words = {"a", "an", "the", "size", "my"}
+    for table in (Facet.COLOR, Facet.SIZE):
+        for canonical, terms in tables.get(table, {}).items():
+            words.update(t for t in (canonical, *terms) if " " not in t)
+    return frozenset(words)
 
 
 def _is_age_limit(words: list[str]) -> bool:
