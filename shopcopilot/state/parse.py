@@ -17,6 +17,7 @@ from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
 from ..terms import Facet
 from .audience import AudienceReading, read_audience
+from .audience_cues import cues as audience_cues
 from .budget import Budget, money_talk, read_numbers
 from .critique import Critique, ShownTalk, read_shown_talk
 from .cues import CONVERSATION
@@ -65,7 +66,10 @@ _ITEM_END = re.compile(rf"\s[-–—]\s|,\s|\s{_cue('description_starts')}\s", _
 _ALL_NEGATORS = "|".join(
     map(CONVERSATION.pattern, ("negators", "contrast_negators", "value_negators"))
 )
-_NEGATORS = re.compile(rf"((?:{_ALL_NEGATORS})(?!-)|-free\b)[\w\s'-]{{0,12}}$", _I)
+# A few words after it, or a list going on with "or" ("nothing with hearts or butterflies or ").
+_NEGATORS = re.compile(
+    rf"((?:{_ALL_NEGATORS})(?!-)|-free\b)(?:\s+[\w'-]+(?:\s+[\w'-]+)?\s+n?or)*[\w\s'-]{{0,12}}$", _I
+)
 # "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
 # a negator; the last content word names the thing (English puts the head noun last).
 _WORDS_AFTER = r"\s+(?:(?:any|a|an|the)\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})"
@@ -351,7 +355,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
             continue  # "gift hunting", "I'm hunting for": no outdoor use
         if _TOO.search(text, 0, mention.start):
             continue  # "way too tall", "too formal": a complaint, never a wish
-        before = text[max(0, mention.start - 40) : mention.start]
+        before = text[max(0, mention.start - NEGATOR_REACH) : mention.start]
         negator = _NEGATORS.search(before)
         negated = (
             negator
@@ -366,10 +370,15 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
             or _FREE_AFTER.match(text, mention.end)
             or _listed_with(obs.negated, mention, text)
         ):
-            if mention.start < listed_from:
+            if mention.start < listed_from and not _a_person(mention):
                 obs.negated.append(mention)
         else:
             obs.values.append(mention)
+
+
+def _a_person(mention: Mention) -> bool:
+    """ "a guest, not the bride": who the shopper is not turns down no use of the item."""
+    return tuple(mention.text.lower().split()) in audience_cues().terms
 
 
 def _listed_with(negated: list[Mention], mention: Mention, text: str) -> bool:
@@ -428,6 +437,7 @@ def _requirement_list_start(text: str) -> int:
     return len(text)
 
 
+NEGATOR_REACH = 60  # characters: "nothing with hearts or butterflies or pearls"
 # A negator separated from the value by a comma, a full stop or a "but" does not apply to it
 # ("no hood but with pockets").
 _BREAK = re.compile(r"[,.;]|\bbut\b", _I)
@@ -439,7 +449,12 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
     for clause in re.split(r"[.;!?,]", text[: _requirement_list_start(text)]):
         if _NO_PREFERENCE.search(clause) or _NOT_SURE.search(clause):
             continue
-        said = [m.group(1) for m in _NEGATED_WORD.finditer(clause)]
+        said = [
+            part
+            for m in _NEGATED_WORD.finditer(clause)
+            for part in _LISTED.split(m.group(1) + _list_going_on(clause, m.end()))
+            if not lexicon.mentions(m.group(1))  # "no hook and loop": one value, read as one
+        ]
         for phrase in said + [m.group(1) for m in _FREE_OF.finditer(clause)]:
             word = _head_word(phrase)
             if not word or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES:
@@ -448,6 +463,16 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
                 continue  # a colour, material... : read as a negated value instead
             words.append(word)
     return words
+
+
+def _list_going_on(clause: str, end: int) -> str:
+    """ "nothing scary or gory or bloody": the words an "or" list adds after the negator's."""
+    more = _LIST_ON.match(clause, end)
+    return " or " + more.group(1) if more else ""
+
+
+_LISTED = re.compile(r"\s+(?:or|nor)\s+|\s*/\s*", _I)
+_LIST_ON = re.compile(r"\s+(?:or|nor)\s+((?:[a-z][a-z'-]*)(?:\s+(?:or|nor)\s+[a-z][a-z'-]*)*)", _I)
 
 
 # "nickel free", "bpa-free"; not "free shipping"
