@@ -184,9 +184,11 @@ class Agent:
         talk = Talk(question=self._question(before, message) if drop is None else None)
         if drop is not None:
             state, diff, talk.dropped = self._drop(tracer, before, drop, turn)
-        elif talk.question is not None:
+        elif talk.question is not None and not self._asks_more(before, message, turn):
+            # Only a question: what it names is asked about, not wanted.
             state, diff = self._asked(tracer, before, message, turn, talk.question)
         else:
+            talk.mixed = talk.question is not None
             state, diff = self._state(tracer, before, message, turn, top_k)
         meaning = self._meaning(state)
         candidates = self._retrieve(tracer, state, meaning)
@@ -226,6 +228,16 @@ class Agent:
             return None  # "which is cheapest?" before any list is a search, not a question
         return question
 
+    def _asks_more(self, state: ShoppingState, message: str, turn: int) -> bool:
+        """Does a message asking about shown products also ask for something: a budget, a new
+        item, a turned-down value, a critique ("anything like #2 but cheaper?")? The values it
+        names are what it asks about ("is #1 available in blue?"), not wishes."""
+        shown = self._shown_facts(state.last_shown)
+        _, diff = update(state, message, self.lexicon, turn, shown)
+        wants = {a["attribute"] for a in diff.added} & {Attribute.BUDGET, Attribute.CATEGORY}
+        critiques = [c for c in diff.critiques if c["kind"] != "pick"]
+        return bool(wants or critiques or diff.negated)
+
     def _asked(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, question):
         """A question changes no requirement: the state records the turn and the products asked
         about (what a later "is it washable?" points at)."""
@@ -255,7 +267,7 @@ class Agent:
 
     def _keep_asked_about(self, before: ShoppingState, ranked, talk: Talk):
         """After a question the list the shopper asked about stays as it was, in its order."""
-        if talk.question is None or not before.last_shown:
+        if talk.question is None or talk.mixed or not before.last_shown:
             return ranked
         order = {asin: i for i, asin in enumerate(before.last_shown)}
         ranked.sort(key=lambda s: order.get(s.parent_asin, len(order)))
@@ -272,9 +284,11 @@ class Agent:
             # "what's it made of?": the product spoken of last, else the first of the list.
             position = before.last_shown.index(pointed[0]) + 1 if pointed else 1
             talk.answers = [answer(talk.question, products, position)]
-            decision.message = " ".join(a.text for a in talk.answers)
-            decision.ask_attribute, decision.options = None, []
-            return decision
+            said = " ".join(a.text for a in talk.answers)
+            if not talk.mixed:
+                decision.message = said
+                decision.ask_attribute, decision.options = None, []
+                return decision
         if ranked.spread:
             return decision  # the spread's own invitation: "Which one comes closest?"
         now, earlier = requirements(state), requirements(before)
@@ -290,7 +304,8 @@ class Agent:
         if ranked.relaxed and count:
             lead = f"{relaxed_text(state, ranked.relaxed)} {lead}"
         question = question_text(state, decision.ask_attribute, decision.options)
-        decision.message = f"{lead} {question}".strip()
+        answered = " ".join(a.text for a in talk.answers)
+        decision.message = " ".join(part for part in (answered, lead, question) if part)
         return decision
 
     def _meaning(self, state: ShoppingState) -> np.ndarray | None:
@@ -635,6 +650,7 @@ class Talk:
     question: Question | None = None
     answers: list[Answer] = field(default_factory=list)
     dropped: list[Any] | None = None  # the requirements a chip's × took back
+    mixed: bool = False  # the question came with a request ("is #2 waterproof? under 50 pls")
 
 
 def _mark_new(response: dict[str, Any], last_shown: list[str]) -> None:
