@@ -163,9 +163,10 @@ class Agent:
         response["requirements"] = [r.to_dict() for r in requirements(state)]
         return TurnResult(response, state.to_dict(), diff.to_dict(), tracer.to_list())
 
-    def examples(self, count: int = 4) -> list[str]:
+    def examples(self, n: int = 4) -> list[str]:
         """Requests a person could start with that this catalog answers well."""
-        return starters(catalog_counts(self.index.store, self.index.path).paths, count)
+        paths = catalog_counts(self.index.store, self.index.path).paths
+        return starters(paths, n, names_a_kind=self.lexicon.is_head_noun)
 
     def _turn(
         self,

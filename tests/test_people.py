@@ -166,3 +166,16 @@ def test_questions_about_shown_products_are_read(message, fact, positions):
 )
 def test_requests_are_not_read_as_questions_about_shown_products(message):
     assert read_question(message) is None
+
+
+def test_the_greeting_examples_name_kinds_the_catalog_holds(synthetic_index):
+    from shopcopilot.index.counts import catalog_counts
+
+    agent = Agent(index=synthetic_index, warm_up=False, resolver=None)
+    examples = agent.examples(n=4)
+    assert len(examples) == 4 and len(set(examples)) == 4
+    leaves = {
+        path[-1].lower()
+        for path in catalog_counts(synthetic_index.store, synthetic_index.path).paths
+    }
+    assert all(any(leaf in e for leaf in leaves) for e in examples)

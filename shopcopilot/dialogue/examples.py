@@ -4,7 +4,7 @@ that shows what the copilot can do on this catalog, not on some other."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 # Ways a person opens, each showing one thing the copilot understands; {item} is a kind of item
 # the catalog holds plenty of, {who} who it is for, {price} a budget its prices make sensible.
@@ -18,12 +18,17 @@ WHO = {"Women": ("wife", "women"), "Men": ("husband", "men"), "Girls": ("daughte
        "Boys": ("son", "boys")}  # fmt: skip
 _TENS = {20: "twenty", 30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 70: "seventy",
          80: "eighty", 90: "ninety", 100: "a hundred"}  # fmt: skip
-MIN_PRODUCTS = 50  # a kind with fewer would make a poor first list
+MIN_PRODUCTS = 5  # a kind with fewer would make a poor first list
 
 
-def starters(paths: Mapping[tuple[str, ...], int], count: int = 4) -> list[str]:
-    """`count` opening requests for kinds of item this catalog holds many of, one per kind."""
-    kinds = _common_kinds(paths)
+def starters(
+    paths: Mapping[tuple[str, ...], int],
+    count: int = 4,
+    names_a_kind: Callable[[str], bool] = lambda word: True,
+) -> list[str]:
+    """`count` opening requests for kinds of item this catalog holds many of, one per kind;
+    `names_a_kind` tells a leaf that names an item ("Tunics") from one that does not ("Casual")."""
+    kinds = [(d, leaf) for d, leaf in _common_kinds(paths) if names_a_kind(leaf.split()[-1])]
     out: list[str] = []
     for opener, (department, leaf) in zip(OPENERS * 2, kinds, strict=False):
         if len(out) == count:

@@ -241,7 +241,8 @@ class SessionService:
             "user_message": message,
             "message": response.get("message", ""),
             "ask_attribute": response.get("ask_attribute"),
-            "options": _question_options(trace),
+            # Suggested answers belong to a question: a turn that asks none offers none.
+            "options": _question_options(trace) if response.get("ask_attribute") else [],
             "recommendations": [
                 self._with_product(item) for item in response.get("recommendations", [])
             ],
