@@ -302,6 +302,9 @@ class Agent:
             labels = ", ".join(r.label for r in talk.dropped)
             said = say("dropped", state.turn, dropped=labels) if labels else ""
             lead = (said or say("none_held", state.turn, dropped="such requirement")) + " " + lead
+        liked = [c for c in diff.critiques if c["kind"] == "more_like" and c["positions"]]
+        if liked:
+            lead = f"{say('more_like', state.turn, position=liked[-1]['positions'][0])} {lead}"
         if ranked.relaxed and count:
             lead = f"{relaxed_text(state, ranked.relaxed)} {lead}"
         question = question_text(state, decision.ask_attribute, decision.options)

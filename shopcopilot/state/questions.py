@@ -30,6 +30,7 @@ SHORT = 5  # words: "#1 rating", "cheapest", "price of #2" ask without a questio
 # Facts about the list as a whole: asked of every product shown unless some are named.
 OF_THE_LIST = ("cheapest", "priciest", "best_rated")
 OF_A_PAIR = ("cheaper", "pricier", "compare")
+OF_ONE = ("price", "rating", "material", "sizes", "colors")  # what a bare "#1 rating" asks
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ def read_question(text: str) -> Question | None:
             facts.append((first, name))
             used |= set(range(first, past))
     # A short one asks too: "#1 rating", "price of #2", a bare "cheapest?"-less "cheapest".
-    about_one = bool(positions) and not {f for _, f in facts} & set(OF_THE_LIST)
+    about_one = bool(positions) and bool({f for _, f in facts} & set(OF_ONE))
     if not _asks(text, words, bool(facts) and (about_one or len(words) <= 2)):
         return None  # "just get me the cheapest" picks; "which is the cheapest?" asks
     fact = _chosen(sorted(facts), positions)
