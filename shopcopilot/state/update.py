@@ -585,9 +585,6 @@ def _reject_values(
     if not named and facet != "style" and len(own) <= MAX_IMPLIED_REJECTIONS:
         named = list(own)  # "not that colour" of one product: its colours, unless a palette
     rejected = [(facet, v.lower() if facet == "brand" else v) for v in dict.fromkeys(named)]
-    # "no, a blue dress, not a shirt": a value the same message asks for is not turned down.
-    wanted = {(m.facet, m.value) for m in obs.values}
-    rejected = [pair for pair in rejected if pair not in wanted]
     # Words of "the santa one lol no" are not rejected one by one: "neck" of "crew neck ones"
     # would turn down every v-neck too; the products themselves are not shown again.
     added = [_reject(state, f, v, diff) for f, v in rejected]
