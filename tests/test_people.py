@@ -179,3 +179,15 @@ def test_the_greeting_examples_name_kinds_the_catalog_holds(synthetic_index):
         for path in catalog_counts(synthetic_index.store, synthetic_index.path).paths
     }
     assert all(any(leaf in e for leaf in leaves) for e in examples)
+
+
+def test_a_correction_starting_with_no_keeps_what_it_asks_for(person):
+    *_, last = _turns(
+        person,
+        "a dress",
+        "actually make it blue",
+        "no, a blue dress for me, I'm a woman. not a shirt",
+    )
+    held = {(r["facet"], r["value"], r["negated"]) for r in last.response["requirements"]}
+    assert ("color", "blue", False) in held and ("color", "blue", True) not in held
+    assert ("department", "women", False) in held

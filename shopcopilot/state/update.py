@@ -585,6 +585,10 @@ def _reject_values(
     if not named and facet != "style" and len(own) <= MAX_IMPLIED_REJECTIONS:
         named = list(own)  # "not that colour" of one product: its colours, unless a palette
     rejected = [(facet, v.lower() if facet == "brand" else v) for v in dict.fromkeys(named)]
+    if _CORRECTING.match(obs.text):
+        # "no, a blue dress for me": the shopper corrects what was read, and asks for blue.
+        wanted = {(m.facet, m.value) for m in obs.values}
+        rejected = [pair for pair in rejected if pair not in wanted]
     # Words of "the santa one lol no" are not rejected one by one: "neck" of "crew neck ones"
     # would turn down every v-neck too; the products themselves are not shown again.
     added = [_reject(state, f, v, diff) for f, v in rejected]
@@ -593,6 +597,7 @@ def _reject_values(
 
 
 MAX_IMPLIED_REJECTIONS = 2
+_CORRECTING = re.compile(r"\s*(?:no|nope|nah)\s*[,.!]", re.IGNORECASE)
 
 
 def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bool:
