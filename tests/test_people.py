@@ -191,3 +191,22 @@ def test_a_correction_starting_with_no_keeps_what_it_asks_for(person):
     held = {(r["facet"], r["value"], r["negated"]) for r in last.response["requirements"]}
     assert ("color", "blue", False) in held and ("color", "blue", True) not in held
     assert ("department", "women", False) in held
+
+
+def test_answers_say_what_the_record_says_and_when_it_does_not():
+    from shopcopilot.catalog.product import Product
+    from shopcopilot.dialogue.answers import answer
+    from shopcopilot.state.questions import Question
+
+    titled = Product("A", "Trail Runner Shoes, Light Blue, 7.5", price=30.0)
+    listed = Product("B", "Trail Runner", price=None, details={"Color": "Navy, Red"})
+    bare = Product("C", "Trail Runner", price=20.0, features=("Mesh upper",))
+    shown = [titled, listed, bare]
+    colours = [answer(Question("colors", (p,)), shown, None).text for p in (1, 2, 3)]
+    assert "light blue" in colours[0] and "Navy, Red" in colours[1]
+    assert "doesn't say" in colours[2]
+    cheaper = answer(Question("cheaper", (1, 2)), shown, None).text
+    assert "#2 doesn't list a price" in cheaper
+    cheapest = answer(Question("cheapest"), shown, None)
+    assert cheapest.positions == (3,) and "$20.00" in cheapest.text
+    assert "no #7" in answer(Question("price", (7,)), shown, None).text

@@ -105,9 +105,26 @@ def _sizes(product: Product, position: int, _values: tuple[str, ...]) -> str:
 
 def _colors(product: Product, position: int, _values: tuple[str, ...]) -> str:
     said = product.details.get("Color") or _sentence_with(product, ("color", "colors", "colour"))
-    if not said:
-        return f"The listing for #{position} doesn't list other colours."
-    return f"About colour, the listing for #{position} says: {said}"
+    if said:
+        return f"About colour, the listing for #{position} says: {said}"
+    named = _colours_named(product.title)
+    if named:
+        return f"#{position} is {_join(named)}; the listing doesn't list other colours."
+    return f"The listing for #{position} doesn't say which colours it comes in."
+
+
+def _colours_named(title: str) -> list[str]:
+    """The colours a title names ("..., Light Blue, 7.5": light blue), longest first."""
+    from ..catalog.vocabulary import vocabulary  # local: loaded once, on a colour question
+    from ..terms import Facet
+
+    lowered, found = title.lower(), list[str]()
+    terms = {t for c, ts in vocabulary().tables[Facet.COLOR].items() for t in (c, *ts)}
+    for term in sorted(terms, key=len, reverse=True):
+        said = re.search(rf"(?<![a-z]){re.escape(term)}(?![a-z])", lowered)
+        if said and not any(term in other for other in found):
+            found.append(term)
+    return found
 
 
 def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
