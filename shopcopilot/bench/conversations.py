@@ -15,26 +15,11 @@ from typing import Any
 
 from ..catalog.product import Product
 from ..state.model import ShoppingState
-from ..state.requirements import requirements
+from ..state.requirements import FACETS, requirements
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "conversations"
 SPLITS = ("dev", "test", "fresh", "all")
 CATALOGS = ("embedded", "real")
-FACETS = (
-    "item",
-    "department",
-    "recipient",
-    "age",
-    "color",
-    "size",
-    "width",
-    "material",
-    "brand",
-    "style",
-    "use",
-    "feature",
-    "budget",
-)
 FACTS = ("price", "rating", "has", "material", "cheaper", "cheapest", "best_rated", "compare")
 PRODUCT_CHECKS = ("kind", "has", "none", "price_at_most")  # what feasibility is decided on
 DEFAULT_FIRST = 3
