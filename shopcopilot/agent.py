@@ -37,7 +37,7 @@ from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.model import CritiqueRecord, StateDiff, Turn
-from .state.questions import Question, read_question
+from .state.questions import OF_A_PAIR, OF_THE_LIST, Question, read_question
 from .state.requirements import drop as drop_requirement
 from .state.requirements import requirements
 from .state.spelling import is_english
@@ -185,7 +185,7 @@ class Agent:
         talk = Talk(question=self._question(before, message) if drop is None else None)
         if drop is not None:
             state, diff, talk.dropped = self._drop(tracer, before, drop, turn)
-        elif talk.question is not None and not self._asks_more(before, message, turn):
+        elif talk.question is not None and not self._asks_more(before, message, turn, talk):
             # Only a question: what it names is asked about, not wanted.
             state, diff = self._asked(tracer, before, message, turn, talk.question)
         else:
@@ -224,19 +224,28 @@ class Agent:
         """A person's question about the products shown ("how much is the first one?")."""
         if not self.settings.people:
             return None
-        question = read_question(self.lexicon.fix_spelling(message))
+        # Read after the spelling fixer, or as typed ("wats" is fixed to "was").
+        question = read_question(self.lexicon.fix_spelling(message)) or read_question(message)
         if question is None or (not state.last_shown and not question.positions):
             return None  # "which is cheapest?" before any list is a search, not a question
         return question
 
-    def _asks_more(self, state: ShoppingState, message: str, turn: int) -> bool:
+    def _asks_more(self, state: ShoppingState, message: str, turn: int, talk: Talk) -> bool:
         """Does a message asking about shown products also ask for something: a budget, a new
         item, a turned-down value, a critique ("anything like #2 but cheaper?")? The values it
         names are what it asks about ("is #1 available in blue?"), not wishes."""
         shown = self._shown_facts(state.last_shown)
-        _, diff = update(state, message, self.lexicon, turn, shown)
-        wants = {a["attribute"] for a in diff.added} & {Attribute.BUDGET, Attribute.CATEGORY}
-        critiques = [c for c in diff.critiques if c["kind"] != "pick"]
+        after, diff = update(state, message, self.lexicon, turn, shown)
+        asked = {float(p) for p in talk.question.positions} if talk.question else set()
+        budgets = [  # "the difference between 1 and 2": places in the list, no budget
+            c for c in after.active(Attribute.BUDGET) if c.source_turn == turn
+            and not {c.data.get("min"), c.data.get("max"), c.data.get("target")} & asked
+        ]  # fmt: skip
+        items = {a["attribute"] for a in diff.added} & {Attribute.CATEGORY}
+        wants = items | ({Attribute.BUDGET} if budgets else set())
+        # A comparison asked ("which is cheaper, 2 or 3?") is the question, not a critique.
+        comparing = talk.question is not None and talk.question.fact in COMPARING
+        critiques = [] if comparing else [c for c in diff.critiques if c["kind"] != "pick"]
         return bool(wants or critiques or diff.negated)
 
     def _asked(self, tracer: Tracer, state: ShoppingState, message: str, turn: int, question):
@@ -534,6 +543,7 @@ class Agent:
 
 
 EXPLAINED = 10  # top products whose evidence the trace shows
+COMPARING = frozenset(OF_A_PAIR) | frozenset(OF_THE_LIST)
 
 
 def _lexicon(index: CatalogIndex) -> Lexicon:

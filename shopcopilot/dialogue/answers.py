@@ -240,10 +240,15 @@ def _said(product: Product, value: str) -> str:
 
 
 def _same_word(asked: str, listed: str) -> bool:
+    """The same word, or one with an ending added ("wick": "wicking", "washable": "wash"); not
+    another word that starts alike ("waterproof" is not "water")."""
     if asked == listed or any(c.isdigit() for c in asked):
         return asked == listed.rstrip(".")
-    shorter = min(len(asked), len(listed))
-    return shorter >= 4 and (listed.startswith(asked) or asked.startswith(listed))
+    short, long = sorted((asked, listed), key=len)
+    return len(short) >= 4 and long.startswith(short) and long[len(short) :] in ENDINGS
+
+
+ENDINGS = frozenset({"s", "es", "ing", "able", "ible", "ed", "er", "y"})
 
 
 def _sentence_with(product: Product, words: tuple[str, ...]) -> str:

@@ -26,6 +26,7 @@ PRONOUNS = [tuple(p.split()) for p in _RAW["pronouns"]]
 FILLER = frozenset(_RAW["filler"])
 ASKING = frozenset(_RAW["asking"])
 GENERIC = frozenset(_RAW["generic"])
+INTERJECTIONS = frozenset(_RAW["interjections"])
 SHORT = 5  # words: "#1 rating", "cheapest", "price of #2" ask without a question's form
 # Facts about the list as a whole: asked of every product shown unless some are named.
 OF_THE_LIST = ("cheapest", "priciest", "best_rated")
@@ -88,7 +89,8 @@ def read_question(text: str) -> Question | None:
 
 
 def _asks(text: str, words: list[str], names_a_fact: bool) -> bool:
-    if text.rstrip().endswith("?") or words[0] in OPENERS:
+    opening = next((w for w in words if w not in INTERJECTIONS), "")
+    if text.rstrip().endswith("?") or opening in OPENERS:
         return True
     return names_a_fact and (len(words) <= SHORT or any(w in ASKING for w in words))
 
