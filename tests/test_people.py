@@ -210,3 +210,15 @@ def test_answers_say_what_the_record_says_and_when_it_does_not():
     cheapest = answer(Question("cheapest"), shown, None)
     assert cheapest.positions == (3,) and "$20.00" in cheapest.text
     assert "no #7" in answer(Question("price", (7,)), shown, None).text
+
+
+def test_places_in_the_list_asked_about_are_no_budget(person):
+    shown, compared, cheaper = _turns(
+        person,
+        "a dress under $60",
+        "what's the difference between 1 and 2?",
+        "which is cheaper, 2 or 3?",
+    )
+    for turn in (compared, cheaper):
+        assert turn.response["requirements"] == shown.response["requirements"]
+        assert _ids(turn) == _ids(shown)
