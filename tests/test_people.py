@@ -222,3 +222,17 @@ def test_places_in_the_list_asked_about_are_no_budget(person):
     for turn in (compared, cheaper):
         assert turn.response["requirements"] == shown.response["requirements"]
         assert _ids(turn) == _ids(shown)
+
+
+def test_what_still_holds_names_each_requirement_once_and_rightly():
+    from shopcopilot.dialogue.replies import _held
+    from shopcopilot.state.requirements import Requirement
+
+    held = [
+        Requirement("color", "blue", "blue", False, 1),
+        Requirement("budget", "<= $60", "≤ $60", False, 1, None, 60.0),
+        Requirement("department", "women", "women", False, 1),
+    ]
+    # "blue" is in the item's own words: left out, and the others keep their own phrasing.
+    assert _held(held, "blue dresses") == "under $60 and for women"
+    assert _held(held, "dresses") == "under $60, in blue and for women"

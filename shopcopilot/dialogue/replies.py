@@ -44,8 +44,6 @@ def plural(words: str) -> str:
         return words + "es"
     if not last or last.endswith(("s", "wear", "ing")) or not last.isalpha():
         return words if last.endswith(("s", "wear")) else f"{words} options"
-    if last.endswith(("x", "ch", "sh")):
-        return words + "es"
     if last.endswith("y") and last[-2:-1] not in "aeiou":
         return words[:-1] + "ies"
     return words + "s"
@@ -89,11 +87,8 @@ def _held(requirements: Sequence[Requirement], item: str) -> str:
         (r for r in requirements if r.facet in HOLDS_FIRST or r.negated),
         key=lambda r: HOLDS_FIRST.index(r.facet) if r.facet in HOLDS_FIRST else len(HOLDS_FIRST),
     )
-    labels = [_phrase(r) for r in ranked if r.value.lower() not in item.lower()]
-    labels = [
-        f"in {label}" if r.facet == "color" and not r.negated else label
-        for r, label in zip(ranked, labels, strict=False)
-    ]
+    said = [r for r in ranked if r.value.lower() not in item.lower()]  # "black" of "black boots"
+    labels = [f"in {r.value}" if r.facet == "color" and not r.negated else _phrase(r) for r in said]
     return _join(labels[:HELD_SHOWN])
 
 
