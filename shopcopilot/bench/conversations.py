@@ -456,7 +456,7 @@ def judge(check: Check, seen: TurnSeen) -> bool:
 # -- feasibility -----------------------------------------------------------------------------
 
 
-def feasible(checks: Sequence[Check], catalog: Sequence[Facts]) -> bool:
+def feasible(checks: Sequence[Check], catalog: Iterable[Facts]) -> bool:
     """Whether the catalog holds enough products meeting a turn's product checks together."""
     product_checks = [c for c in checks if c.kind in PRODUCT_CHECKS]
     if not product_checks:
@@ -578,50 +578,22 @@ class TurnOutcome:
 # -- playing a conversation ------------------------------------------------------------------
 
 
-class FactsCache:
-    """Each product's facts, read once from the agent's product store."""
-
-    def __init__(self, agent: Any) -> None:
-        self._agent = agent
-        self._facts: dict[str, Facts | None] = {}
-
-    def __call__(self, asins: Iterable[str]) -> list[Facts]:
-        out = []
-        for asin in asins:
-            if asin not in self._facts:
-                product = self._agent.index.store.get(asin)
-                self._facts[asin] = Facts.of(product) if product is not None else None
-            facts = self._facts[asin]
-            if facts is not None:
-                out.append(facts)
-        return out
-
-
-def play(
-    agent: Any,
-    conversation: Conversation,
-    facts: FactsCache,
-    catalog: Sequence[Facts],
-    feasibility: dict[tuple[str, int], bool] | None = None,
-) -> list[TurnOutcome]:
+def play(agent: Any, conversation: Conversation, catalog: Mapping[str, Facts]) -> list[TurnOutcome]:
+    """The conversation's turns, each judged; `catalog`: every product's facts by id."""
     session = f"conversation-{conversation.id}"
     agent.reset(session)
     before: list[Facts] = []
     outcomes = []
-    for number, turn in enumerate(conversation.turns, 1):
+    for turn in conversation.turns:
         result = agent.respond_traced(session, turn.user, detailed=False)
         response = result.response
-        shown = facts(r["parent_asin"] for r in response.get("recommendations", []))
+        ids = [r["parent_asin"] for r in response.get("recommendations", [])]
+        shown = [catalog[asin] for asin in ids if asin in catalog]
         held = response.get("requirements")
         if held is None:  # an agent that does not list them: read them off its state
             held = [r.to_dict() for r in requirements(ShoppingState.from_dict(result.state))]
         seen = TurnSeen(shown, before, str(response.get("message", "")), list(held))
-        key = (conversation.id, number)
-        ok = feasibility.get(key) if feasibility is not None else None
-        if ok is None:
-            ok = feasible(turn.checks, catalog)
-            if feasibility is not None:
-                feasibility[key] = ok
+        ok = feasible(turn.checks, catalog.values())
         scored = [c for c in turn.checks if ok or c.kind not in PRODUCT_CHECKS]
         dropped = [c for c in turn.checks if not ok and c.kind in PRODUCT_CHECKS]
         outcomes.append(
@@ -636,9 +608,9 @@ def play(
 # -- running the suite -------------------------------------------------------------------------
 
 
-def catalog_facts(agent: Any) -> list[Facts]:
-    """Every product of the agent's catalog as the checks see it (for feasibility)."""
-    return [Facts.of(product) for _, product in agent.index.store.indexable()]
+def catalog_facts(agent: Any) -> dict[str, Facts]:
+    """Every product of the agent's catalog as the checks see it, by id."""
+    return {p.parent_asin: Facts.of(p) for _, p in agent.index.store.indexable()}
 
 
 def evaluate(
@@ -650,8 +622,7 @@ def evaluate(
     """Play every conversation on its catalog's agent (`agents`: catalog name -> agent; a
     conversation whose catalog has no agent is skipped and listed)."""
     report = Report(split)
-    caches = {name: FactsCache(agent) for name, agent in agents.items()}
-    catalogs: dict[str, list[Facts]] = {}
+    catalogs: dict[str, dict[str, Facts]] = {}
     for conversation in conversations:
         agent = agents.get(conversation.catalog)
         if agent is None:
@@ -660,9 +631,7 @@ def evaluate(
             continue
         if conversation.catalog not in catalogs:
             catalogs[conversation.catalog] = catalog_facts(agent)
-        outcomes = play(
-            agent, conversation, caches[conversation.catalog], catalogs[conversation.catalog]
-        )
+        outcomes = play(agent, conversation, catalogs[conversation.catalog])
         report.add(conversation, outcomes, keep_misses=conversation.split == "dev")
         progress()
     return report

@@ -30,7 +30,7 @@ def compose_message(
 ) -> str:
     lead = _spread_lead(state, shown) if spread and shown > 1 else _lead(state, shown)
     if relaxed and shown:
-        lead = f"{_nothing(state, relaxed)} {lead}"
+        lead = f"{relaxed_text(state, relaxed)} {lead}"
     if attribute is None:
         return lead
     return f"{lead} {question_text(state, attribute, options)}"
@@ -46,10 +46,6 @@ def question_text(state: ShoppingState, attribute: str | None, options: list[str
     if options and attribute not in ("other", "opening"):
         question = question.rstrip("?") + f" (for example: {_join(options)})?"
     return question
-
-
-def relaxed_text(state: ShoppingState, relaxed: tuple[str, ...]) -> str:
-    return _nothing(state, relaxed)
 
 
 def _lead(state: ShoppingState, shown: int) -> str:
@@ -71,7 +67,7 @@ def _spread_lead(state: ShoppingState, shown: int) -> str:
     )
 
 
-def _nothing(state: ShoppingState, relaxed: tuple[str, ...]) -> str:
+def relaxed_text(state: ShoppingState, relaxed: tuple[str, ...]) -> str:
     """'Nothing I found is for women, so I relaxed that.' ('Nothing else', after a list.)"""
     found = "Nothing else I found" if state.shown_this_epoch() else "Nothing I found"
     return f"{found} is {_join(list(relaxed), 'and')}, so I relaxed that."

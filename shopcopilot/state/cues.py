@@ -65,6 +65,7 @@ WORD_LISTS = (
     "not_free_of",
     "item_leads",
     "brings_in",
+    "correcting",
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")

@@ -597,7 +597,10 @@ def _reject_values(
 
 
 MAX_IMPLIED_REJECTIONS = 2
-_CORRECTING = re.compile(r"\s*(?:no|nope|nah)\s*[,.!]", re.IGNORECASE)
+# A message opening with "no," corrects what was read: "no, a blue dress for me".
+_CORRECTING = re.compile(
+    rf"\s*(?:{'|'.join(sorted(CONVERSATION.words['correcting']))})\s*[,.!]", re.IGNORECASE
+)
 
 
 def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bool:
