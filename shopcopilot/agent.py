@@ -28,6 +28,7 @@ from .index.text import STOPWORDS, stem, tokens
 from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
 from .llm import resolver_from_env
+from .reader.model import shipped as shipped_reader
 from .rank import RankWeights, reason, rerank
 from .rank.evidence import accepted_departments
 from .rank.spread import blank_streak, picked
@@ -55,6 +56,8 @@ class AgentSettings:
     # still best (new matches marked), the reply says what changed. The benchmark keeps its own
     # protocol: never the same product twice in an epoch, a question every turn.
     people: bool = False
+    # The learned reader (shopcopilot/reader/) decides the item and what a negation governs.
+    reader: bool = False
 
 
 # What a person sees (the web page, `chat`): the whole list on every turn, and meaning beside
@@ -72,6 +75,7 @@ FOR_PEOPLE = AgentSettings(
     ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS),
     dialogue=DialogueSettings(narrow=False),
     people=True,
+    reader=False,
 )
 
 
@@ -102,6 +106,7 @@ class Agent:
         self.lexicon = _lexicon(self.index)
         self.features = load_or_build(self.index.store, self.index.path, progress=progress)
         self.vectors = _vectors(self.index, self.settings, progress)
+        self.reader = shipped_reader() if self.settings.reader else None
         self._sessions: dict[str, ShoppingState] = {}
         self._lock = threading.Lock()
         _out_of_gc_reach()
@@ -211,7 +216,9 @@ class Agent:
         with tracer.stage("state", message=message, last_question=state.last_question()) as event:
             shown = self._shown_facts(state.last_shown)
             recent = self._shown_facts(state.pointed_at())
-            state, diff = update(state, message, self.lexicon, turn, shown, self.resolver, recent)
+            state, diff = update(
+                state, message, self.lexicon, turn, shown, self.resolver, recent, self.reader
+            )
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
             event.summary = _summarise_diff(diff)
             if diff.resolver:
@@ -235,7 +242,7 @@ class Agent:
         item, a turned-down value, a critique ("anything like #2 but cheaper?")? The values it
         names are what it asks about ("is #1 available in blue?"), not wishes."""
         shown = self._shown_facts(state.last_shown)
-        after, diff = update(state, message, self.lexicon, turn, shown)
+        after, diff = update(state, message, self.lexicon, turn, shown, reader=self.reader)
         asked = {float(p) for p in talk.question.positions} if talk.question else set()
         budgets = [  # "the difference between 1 and 2": places in the list, no budget
             c for c in after.active(Attribute.BUDGET) if c.source_turn == turn

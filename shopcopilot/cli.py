@@ -22,6 +22,7 @@ from .chat import chat
 from .index.commands import register as register_index_commands
 from .index.errors import CorruptIndexError
 from .llm import LlmConfigError
+from .reader.commands import reader_group
 from .web.commands import serve
 
 # Problems with what the user named; any other exception is a bug and keeps its traceback.
@@ -83,3 +84,4 @@ register_bench_commands(main)
 register_index_commands(main)
 main.add_command(serve)
 main.add_command(chat)
+main.add_command(reader_group)

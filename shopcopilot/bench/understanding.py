@@ -356,6 +356,9 @@ def _item_match(want: frozenset[str], got: str) -> bool:
     return got in want
 
 
+# Slots two annotators part on (free text): the typed exact match leaves them out.
+FREE_TEXT_SLOTS = frozenset({"features", "styles", "uses"})
+
 MATCHERS: dict[str, Matcher] = {
     "features": _feature_match,
     "not": _not_match,
@@ -368,6 +371,7 @@ class Report:
     slots: dict[str, SlotCounts] = field(default_factory=lambda: {s: SlotCounts() for s in SLOTS})
     turns: int = 0
     exact: int = 0
+    typed_exact: int = 0  # every slot but the free-text ones (features, styles, uses) agreed
     slot_exact: Counter = field(default_factory=Counter)  # slot -> turns where it agreed
     slot_seen: Counter = field(default_factory=Counter)  # slot -> turns where either side had it
     misses: list[dict[str, Any]] = field(default_factory=list)
@@ -388,6 +392,7 @@ class Report:
                 if not agreed:
                     wrong.append(slot)
         self.exact += not wrong
+        self.typed_exact += not set(wrong) - FREE_TEXT_SLOTS
         if wrong:
             self.misses.append(
                 {
@@ -408,6 +413,7 @@ class Report:
             "n_exchanges": n_exchanges,
             "n_turns": self.turns,
             "exact_match": round(self.exact / self.turns, 4) if self.turns else 0.0,
+            "typed_exact_match": round(self.typed_exact / self.turns, 4) if self.turns else 0.0,
             "slots": {slot: counts.scores() for slot, counts in self.slots.items()},
             "first_item_right_kind": self.first_items.to_dict(),
             "slot_exact": {

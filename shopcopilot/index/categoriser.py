@@ -137,7 +137,7 @@ class Categoriser:
             bias,
         )
         self.nodes = sorted({name for path in paths for name in path})
-        column = {name: i for i, name in enumerate(self.nodes)}
+        column = self._column = {name: i for i, name in enumerate(self.nodes)}
         rows = [i for i, path in enumerate(paths) for _ in set(path)]
         cols = [column[name] for path in paths for name in set(path)]
         # nodes x paths, 1 where the path runs through the node
@@ -174,6 +174,12 @@ class Categoriser:
         ).toarray()
         self.on_head = {h: path_heads[:, i] for h, i in self.head_column.items()}
         self._leaves: dict[str, frozenset[str]] = {}
+
+    def has_node(self, node: str) -> bool:
+        return node in self._column
+
+    def paths_through(self, node: str) -> list[int]:
+        return self.path_nodes[self._column[node]].indices.tolist()
 
     def leaves_under(self, node: str) -> frozenset[str]:
         """The last node of every path through `node`: what a product filed under it ends in."""

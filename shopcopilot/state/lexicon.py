@@ -180,6 +180,19 @@ class Lexicon:
             reading = self._readings[text] = self.categoriser.read(self._in_catalog_words(text))
         return reading
 
+    def reading_of(self, node: str, text: str, p: float) -> Reading | None:
+        """A reading of `node` (another reader's, `p` its confidence), on the likeliest of the
+        catalog's paths through it; as sure as the surer of that reader and the catalog's own
+        mass on the node. None when the catalog has no such node."""
+        categoriser = self.categoriser
+        if categoriser is None or not categoriser.has_node(node):
+            return None
+        probabilities = categoriser.distribution(self._in_catalog_words(text))
+        through = categoriser.paths_through(node)
+        best = max(through, key=lambda i: probabilities[i])
+        mass = float(probabilities[through].sum())
+        return Reading(node, max(p, mass), categoriser.paths[best], float(probabilities[best]))
+
     def _in_catalog_words(self, text: str) -> str:
         """The shopper's words for items put in the catalog's ("trainers" -> "sneaker"), which
         its titles may rarely use."""

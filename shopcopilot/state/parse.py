@@ -15,6 +15,8 @@ from text_to_num import alpha2digit
 
 from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem, tokens
+from ..reader.doc import Doc
+from ..reader.model import Reader
 from ..terms import Facet
 from .audience import AudienceReading, read_audience
 from .audience_cues import cues as audience_cues
@@ -22,6 +24,7 @@ from .budget import Budget, money_talk, read_numbers
 from .critique import Critique, ShownTalk, read_shown_talk
 from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
+from .spans import apply_spans
 from .spelling import is_english
 
 _I = re.I
@@ -100,6 +103,9 @@ class Observation:
     audience: AudienceReading | None = None  # who the item is for ("my wife", "my 8 year old")
     # Critiques the rules could not read, added by the model resolver (state/resolver.py).
     added_critiques: list[Critique] = field(default_factory=list)
+    item_node: str | None = None  # the learned reader's catalog node for the item
+    item_p: float = 0.0
+    doc: Doc | None = None  # the learned reader's spans over `text`
 
 
 def parse_message(
@@ -108,8 +114,12 @@ def parse_message(
     last_question: str | None,
     first_turn: bool,
     current_item: frozenset[str] | None = None,
+    reader: Reader | None = None,
+    shown: int = 0,
 ) -> Observation:
-    """`current_item`: the category words of the item asked for so far (None: no item yet)."""
+    """`current_item`: the category words of the item asked for so far (None: no item yet);
+    `reader`: the learned reader, whose spans decide the item and negations (state/spans.py);
+    `shown`: how many products are on show."""
     obs = Observation()
     original = message.strip()
     # "no show socks" names socks: joined, the words read as one name and no negator.
@@ -140,6 +150,10 @@ def parse_message(
     _read_item_by_head(text, lexicon, first_turn, last_question, current_item, obs)
     obs.category_text = _without_sizes(obs.category_text, obs.values)
     obs.category_text = _without_cut_values(obs.category_text, text, obs.values)
+    if reader is not None:
+        asked = {"category": "item"}.get(last_question or "", last_question)
+        obs.doc = reader.read(text, {"asked": asked, "shown": shown})
+        apply_spans(obs.doc, obs, first_turn and current_item is None)
     return obs
 
 

@@ -32,6 +32,11 @@ def readings(obs: Observation) -> list[dict[str, Any]]:
         found.append(_found(text, "budget", obs.budget.describe(), _money_clause(text)))
     if obs.audience is not None:
         found += [_at(text, "who", f"{slot}={h.value}", h.start, h.end) for slot, h in _heard(obs)]
+    if obs.doc is not None:  # the learned reader's spans, each with its words
+        found += [
+            _at(text, f"read {s.label}", "" if s.value is None else str(s.value), s.start, s.end)
+            for s in obs.doc.spans
+        ]
     return sorted(found, key=lambda r: (r["start"] < 0, r["start"]))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from ..catalog.vocabulary import Mention
 from ..index.categoriser import Reading
 from ..index.text import STOPWORDS, stem, tokens
+from ..reader.model import Reader
 from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
 from .critique import CUES, Critique, Shown, resolve, said_as_a_price
@@ -50,6 +51,7 @@ def update(
     shown: Sequence[Shown] = (),
     consult: Consult | None = None,
     recent: Sequence[Shown] = (),
+    reader: Reader | None = None,
 ) -> tuple[ShoppingState, StateDiff]:
     """`shown`: the facts of the products shown last (what "the second one" points at);
     `consult`: the model resolver, asked between reading the message and applying it;
@@ -59,7 +61,13 @@ def update(
     item = new.active(Attribute.CATEGORY)
     current = frozenset(item[-1].data.get("words", {})) if item else None
     obs = parse_message(
-        message, lexicon, new.last_question(), first_turn=not new.history, current_item=current
+        message,
+        lexicon,
+        new.last_question(),
+        first_turn=not new.history,
+        current_item=current,
+        reader=reader,
+        shown=len(shown),
     )
     diff = StateDiff()
     if consult is not None:
@@ -149,11 +157,18 @@ def _apply_category(
         confidence=0.9,
         epoch=state.epoch,
         text=obs.category_text,
-        data={"words": words, **item_reading(lexicon, obs.category_text, words)},
+        data={"words": words, **_item_data(lexicon, obs, words)},
     )
     state.constraints.append(constraint)
     diff.added.append(constraint.described())
     return bool(current)
+
+
+def _item_data(lexicon: Lexicon, obs: Observation, words: dict[str, float]) -> dict[str, Any]:
+    """The learned reader's node for the item where the catalog has it, else the categoriser's."""
+    if obs.item_node and (reading := lexicon.reading_of(obs.item_node, obs.category_text, obs.item_p)):
+        return reading.as_data()
+    return item_reading(lexicon, obs.category_text, words)
 
 
 def item_reading(lexicon: Lexicon, text: str, words: dict[str, float]) -> dict[str, Any]:

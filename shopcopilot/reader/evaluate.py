@@ -1,0 +1,61 @@
+"""Scores of a reader alone: span F1 on the held-out tenth of the training data, and on a split
+of the understanding corpus the item node and the negated values it reads."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .model import Reader
+from .train import examples, split_of
+
+
+def evaluate_held(reader: Reader, data_dir: Path) -> dict[str, Any]:
+    got_n, want_n, hit = Counter(), Counter(), Counter()
+    items = items_right = 0
+    for example in (e for e in examples(data_dir) if split_of(e) == "held"):
+        doc = reader.read(example.text, example.context)
+        got = {(s.start, s.end, s.label) for s in doc.spans}
+        want = {(s, e, label) for s, e, label, _ in example.spans}
+        for _, _, label in got:
+            got_n[label] += 1
+        for span in want:
+            want_n[span[2]] += 1
+            hit[span[2]] += span in got
+        wanted = [v for s, e, label, v in example.spans if label == "item"]
+        if wanted:
+            items += 1
+            read = [s.value for s in doc.of("item")]
+            items_right += bool(read) and read[0] == wanted[0]
+    out: dict[str, Any] = {}
+    for label in sorted(want_n):
+        p = hit[label] / got_n[label] if got_n[label] else 0.0
+        r = hit[label] / want_n[label]
+        out[label] = {"p": round(p, 3), "r": round(r, 3), "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0, "n": want_n[label]}
+    total_hit, total_got, total_want = sum(hit.values()), sum(got_n.values()), sum(want_n.values())
+    p, r = total_hit / max(total_got, 1), total_hit / max(total_want, 1)
+    out["all spans"] = {"p": round(p, 3), "r": round(r, 3), "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0}
+    out["item node right"] = round(items_right / max(items, 1), 3)
+    return out
+
+
+def evaluate_corpus(reader: Reader, split: str) -> dict[str, Any]:
+    """On first messages that name an item: is the first item read the annotated node (or one of
+    its alternatives)?"""
+    from ..bench.understanding import load_corpus
+
+    n = right = none = 0
+    for case in load_corpus(split=split):
+        if case.exchange:
+            continue
+        turn = case.turns[0]
+        item = turn.expect.get("item")
+        if not item:
+            continue
+        n += 1
+        doc = reader.read(turn.user, {"asked": turn.asked} if getattr(turn, "asked", None) else None)
+        read = [s.value for s in doc.of("item") if not doc.negated(s)]
+        none += not read
+        right += bool(read) and read[0] in {item, *turn.expect.get("item_alternatives", [])}
+    return {"split": split, "n": n, "item node right": round(right / max(n, 1), 3), "no item read": none}
