@@ -75,7 +75,7 @@ FOR_PEOPLE = AgentSettings(
     ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS),
     dialogue=DialogueSettings(narrow=False),
     people=True,
-    reader=False,
+    reader=True,
 )
 
 
@@ -133,6 +133,7 @@ class Agent:
             self.features,
         )
         sibling.vectors, sibling.resolver = self.vectors, self.resolver
+        sibling.reader = shipped_reader() if settings.reader else None
         sibling._sessions, sibling._lock = {}, threading.Lock()
         return sibling
 

@@ -4,16 +4,39 @@ the reader says which of them are wanted, turned down, or no requirement at all.
 
 from __future__ import annotations
 
+import os
+
 from ..catalog.vocabulary import Mention
 from ..index.text import STOPWORDS, stem
 from ..reader.doc import Doc, Span
+from .budget import read_numbers
 
-ITEM_SURE = 0.0  # the reader's item phrase stands from this confidence
+ITEM_SURE = float(os.environ.get("RT", "0"))  # the reader's item phrase stands from this confidence
+
+
+import os
+_X = os.environ.get("RX", "")
 
 
 def apply_spans(doc: Doc, obs, first_turn: bool) -> None:
-    _item(doc, obs, first_turn)
-    _negation(doc, obs)
+    if "i" not in _X:
+        _item(doc, obs, first_turn)
+    if "n" not in _X:
+        _negation(doc, obs)
+    if "b" not in _X:
+        _budget(doc, obs)
+
+
+def _budget(doc: Doc, obs) -> None:
+    """Money the rules did not read as a budget, in a phrase the reader marks as one ("a tenner
+    or so"): the deterministic reader reads the amount in that phrase alone."""
+    if obs.budget is not None:
+        return
+    for span in doc.of("budget"):
+        budget = read_numbers(doc.words(span), "budget").budget
+        if budget is not None:
+            obs.budget = budget
+            return
 
 
 def _item(doc: Doc, obs, first_turn: bool) -> None:
@@ -22,7 +45,7 @@ def _item(doc: Doc, obs, first_turn: bool) -> None:
         span = wanted[0]
         obs.category_text = doc.words(span)
         obs.item_node, obs.item_p = span.value, span.score
-    elif first_turn and not wanted:
+    elif first_turn and not wanted and "k" not in _X:
         obs.category_text = ""
 
 
