@@ -42,9 +42,11 @@ def span_scores(pairs) -> dict:
         for s in want:
             want_n[s[2]] += 1
             hit[s[2]] += s in got
+
     def f1(h, g, w):
         p, r = h / max(g, 1), h / max(w, 1)
         return round(2 * p * r / (p + r), 3) if p + r else 0.0
+
     out = {label: f1(hit[label], got_n[label], want_n[label]) for label in sorted(want_n)}
     out["all"] = f1(sum(hit.values()), sum(got_n.values()), sum(want_n.values()))
     return out
@@ -96,9 +98,17 @@ def per_token(fit, held, words) -> tuple[dict, dict]:
     vectors = Vectors()
     results = []
     for layer in ("slots", "not"):
-        keep = (lambda label: label in SLOT_LABELS) if layer == "slots" else (lambda label: label == "not")
+        keep = (
+            (lambda label: label in SLOT_LABELS)
+            if layer == "slots"
+            else (lambda label: label == "not")
+        )
         docs = [make_doc(e.text) for e in fit]
-        tags = [t for d, e in zip(docs, fit) for t in bio(d, [(s, t, l) for s, t, l, _ in e.spans if keep(l)])]
+        tags = [
+            t
+            for d, e in zip(docs, fit, strict=False)
+            for t in bio(d, [(s, t, lab) for s, t, lab, _ in e.spans if keep(lab)])
+        ]
         X, vectorizer = token_rows(docs, [e.context for e in fit], words, vectors)
         model = LogisticRegression(C=2.0, max_iter=300)
         model.fit(X, tags)
@@ -108,8 +118,8 @@ def per_token(fit, held, words) -> tuple[dict, dict]:
             if not doc.tokens:
                 continue
             Xh, _ = token_rows([doc], [e.context], words, vectors, vectorizer)
-            got = {(s, t, l) for s, t, l, _ in spans_of(doc, list(model.predict(Xh)))}
-            pairs.append((got, {(s, t, l) for s, t, l, _ in e.spans if keep(l)}))
+            got = {(s, t, lab) for s, t, lab, _ in spans_of(doc, list(model.predict(Xh)))}
+            pairs.append((got, {(s, t, lab) for s, t, lab, _ in e.spans if keep(lab)}))
         results.append(span_scores(pairs))
     return results[0], results[1]
 
@@ -134,7 +144,11 @@ def items(model_dir: Path) -> dict:
             ours += spans[0].value in wanted
             reading = lexicon.read_item(doc.words(spans[0]))
             catalog += bool(reading and reading.node in wanted)
-    return {"n": n, "reader's item model": round(ours / n, 3), "catalog categoriser": round(catalog / n, 3)}
+    return {
+        "n": n,
+        "reader's item model": round(ours / n, 3),
+        "catalog categoriser": round(catalog / n, 3),
+    }
 
 
 def main() -> None:
@@ -158,7 +172,11 @@ def main() -> None:
         "fit": len(fit),
         "held": len(held),
         "CRF": {"slots": crf_slots, "not": crf_not, "train_s (all three parts)": round(crf_time)},
-        "per-token + WordLlama": {"slots": tok_slots, "not": tok_not, "train_s (taggers)": round(tok_time)},
+        "per-token + WordLlama": {
+            "slots": tok_slots,
+            "not": tok_not,
+            "train_s (taggers)": round(tok_time),
+        },
         "items (dev)": item_scores,
     }
     print(json.dumps(result, indent=1))

@@ -49,7 +49,9 @@ def messages(path: Path) -> Iterator[tuple[str, str]]:
                     yield f"{path.name}:{number}", turn[key]
 
 
-def clashes(train: list[tuple[str, str]], measured: list[tuple[str, str]], max_distance: int) -> list[str]:
+def clashes(
+    train: list[tuple[str, str]], measured: list[tuple[str, str]], max_distance: int
+) -> list[str]:
     folded = [fold(text) for _, text in measured]
     exact = {f: where for f, (where, _) in zip(folded, measured, strict=True)}
     out = []
@@ -77,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     found = clashes(train, measured, args.max_distance)
     for line in found:
         print(line)
-    print(f"{len(train)} training messages, {len(measured)} measured messages, {len(found)} too close")
+    print(
+        f"{len(train)} training messages, {len(measured)} measured messages, {len(found)} too close"
+    )
     return 1 if found else 0
 
 

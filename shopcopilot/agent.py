@@ -28,10 +28,10 @@ from .index.text import STOPWORDS, stem, tokens
 from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
 from .llm import resolver_from_env
-from .reader.model import shipped as shipped_reader
 from .rank import RankWeights, reason, rerank
 from .rank.evidence import accepted_departments
 from .rank.spread import blank_streak, picked
+from .reader.model import shipped as shipped_reader
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
 from .retrieve.candidates import Candidates, with_found
 from .state import ShoppingState, update

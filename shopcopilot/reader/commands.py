@@ -17,14 +17,30 @@ def reader_group() -> None:
 
 
 @reader_group.command("train")
-@click.option("--data", "data_dir", type=click.Path(path_type=Path, file_okay=False), default=TRAIN_DIR,
-              show_default=True, help="Folder of annotated messages (JSON Lines).")
+@click.option(
+    "--data",
+    "data_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=TRAIN_DIR,
+    show_default=True,
+    help="Folder of annotated messages (JSON Lines).",
+)
 @click.option("--seed", type=int, default=7, show_default=True)
-@click.option("--catalog", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Catalog whose titles are weak item labels (default: the embedded 50k catalog).")
-@click.option("--held-out", is_flag=True, help="Leave out the held-out tenth (to score designs on it).")
-@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True)
-def train_command(data_dir: Path, seed: int, catalog: Path | None, held_out: bool, out_dir: Path) -> None:
+@click.option(
+    "--catalog",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Catalog whose titles are weak item labels (default: the embedded 50k catalog).",
+)
+@click.option(
+    "--held-out", is_flag=True, help="Leave out the held-out tenth (to score designs on it)."
+)
+@click.option(
+    "-o", "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True
+)
+def train_command(
+    data_dir: Path, seed: int, catalog: Path | None, held_out: bool, out_dir: Path
+) -> None:
     """Train the tagger, the negation tagger and the item model into OUT (the shipped model is
     this command's output with the defaults)."""
     from .train import train
@@ -35,18 +51,38 @@ def train_command(data_dir: Path, seed: int, catalog: Path | None, held_out: boo
     except TrainingDataError as error:
         raise click.ClickException(str(error)) from error
     size = sum(p.stat().st_size for p in out_dir.iterdir())
-    click.echo(f"wrote {out_dir} ({size / 1e6:.1f} MB, data {meta['data']}) in {time.monotonic() - started:.0f} s")
+    click.echo(
+        f"wrote {out_dir} ({size / 1e6:.1f} MB, data {meta['data']}) "
+        f"in {time.monotonic() - started:.0f} s"
+    )
 
 
 @reader_group.command("eval")
-@click.option("--split", default="dev", show_default=True,
-              help="held (the held-out tenth of the training data: span scores), or a corpus split "
-              "(dev, test, fresh...: the copilot's understanding with this model).")
-@click.option("--model", "model_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Model folder (default: the shipped one).")
-@click.option("--data", "data_dir", type=click.Path(path_type=Path, file_okay=False), default=TRAIN_DIR)
-@click.option("-o", "--out", "out_dir", type=click.Path(path_type=Path), default=Path("runs/reader"),
-              show_default=True)
+@click.option(
+    "--split",
+    default="dev",
+    show_default=True,
+    help="held (the held-out tenth of the training data: span scores), or a corpus split "
+    "(dev, test, fresh...: the copilot's understanding with this model).",
+)
+@click.option(
+    "--model",
+    "model_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Model folder (default: the shipped one).",
+)
+@click.option(
+    "--data", "data_dir", type=click.Path(path_type=Path, file_okay=False), default=TRAIN_DIR
+)
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("runs/reader"),
+    show_default=True,
+)
 def eval_command(split: str, model_dir: Path | None, data_dir: Path, out_dir: Path) -> None:
     """Score a reader: span precision/recall/F1 per label on the held-out tenth, or the item node
     and negation read on a corpus split."""

@@ -41,7 +41,12 @@ class Span:
         return self.start <= start and end <= self.end
 
     def as_dict(self, text: str) -> dict[str, Any]:
-        out = {"start": self.start, "end": self.end, "label": self.label, "text": text[self.start : self.end]}
+        out = {
+            "start": self.start,
+            "end": self.end,
+            "label": self.label,
+            "text": text[self.start : self.end],
+        }
         if self.value is not None:
             out["value"] = self.value
         return out | {"source": self.source}
@@ -75,5 +80,13 @@ def make_doc(text: str) -> Doc:
     for match in _TOKEN.finditer(text):
         word = match.group()
         lower = word.lower().replace("’", "'")
-        tokens.append(Token(word, match.start(), match.end(), lower, stem(lower) if any(c.isalnum() for c in lower) else lower))
+        tokens.append(
+            Token(
+                word,
+                match.start(),
+                match.end(),
+                lower,
+                stem(lower) if any(c.isalnum() for c in lower) else lower,
+            )
+        )
     return Doc(text, tokens)

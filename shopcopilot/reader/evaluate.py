@@ -12,7 +12,9 @@ from .train import examples, split_of
 
 
 def evaluate_held(reader: Reader, data_dir: Path) -> dict[str, Any]:
-    got_n, want_n, hit = Counter(), Counter(), Counter()
+    got_n: Counter[str] = Counter()
+    want_n: Counter[str] = Counter()
+    hit: Counter[str] = Counter()
     items = items_right = 0
     for example in (e for e in examples(data_dir) if split_of(e) == "held"):
         doc = reader.read(example.text, example.context)
@@ -32,10 +34,19 @@ def evaluate_held(reader: Reader, data_dir: Path) -> dict[str, Any]:
     for label in sorted(want_n):
         p = hit[label] / got_n[label] if got_n[label] else 0.0
         r = hit[label] / want_n[label]
-        out[label] = {"p": round(p, 3), "r": round(r, 3), "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0, "n": want_n[label]}
+        out[label] = {
+            "p": round(p, 3),
+            "r": round(r, 3),
+            "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0,
+            "n": want_n[label],
+        }
     total_hit, total_got, total_want = sum(hit.values()), sum(got_n.values()), sum(want_n.values())
     p, r = total_hit / max(total_got, 1), total_hit / max(total_want, 1)
-    out["all spans"] = {"p": round(p, 3), "r": round(r, 3), "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0}
+    out["all spans"] = {
+        "p": round(p, 3),
+        "r": round(r, 3),
+        "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0,
+    }
     out["item node right"] = round(items_right / max(items, 1), 3)
     return out
 
@@ -54,8 +65,15 @@ def evaluate_corpus(reader: Reader, split: str) -> dict[str, Any]:
         if not item:
             continue
         n += 1
-        doc = reader.read(turn.user, {"asked": turn.asked} if getattr(turn, "asked", None) else None)
+        doc = reader.read(
+            turn.user, {"asked": turn.asked} if getattr(turn, "asked", None) else None
+        )
         read = [s.value for s in doc.of("item") if not doc.negated(s)]
         none += not read
         right += bool(read) and read[0] in {item, *turn.expect.get("item_alternatives", [])}
-    return {"split": split, "n": n, "item node right": round(right / max(n, 1), 3), "no item read": none}
+    return {
+        "split": split,
+        "n": n,
+        "item node right": round(right / max(n, 1), 3),
+        "no item read": none,
+    }

@@ -13,13 +13,103 @@ from .doc import Doc
 
 # One-word cues: a negator, a money word, an ordinal, a person. Data the tagger weighs, not rules.
 NEGATORS = frozenset(
-    "not no nothing without avoid hate hates dislike except but none never nor isn't aren't "
-    "don't doesn't dont doesnt cant can't anything skip instead free".split()
+    [
+        "not",
+        "no",
+        "nothing",
+        "without",
+        "avoid",
+        "hate",
+        "hates",
+        "dislike",
+        "except",
+        "but",
+        "none",
+        "never",
+        "nor",
+        "isn't",
+        "aren't",
+        "don't",
+        "doesn't",
+        "dont",
+        "doesnt",
+        "cant",
+        "can't",
+        "anything",
+        "skip",
+        "instead",
+        "free",
+    ]
 )
-MONEY = frozenset("$ £ € usd dollars dollar bucks buck quid pounds pound euros euro grand tenner fiver k".split())
-LIMITS = frozenset("under below less max maximum upto up tops around about roughly between over least budget spend".split())
+MONEY = frozenset(
+    [
+        "$",
+        "£",
+        "€",
+        "usd",
+        "dollars",
+        "dollar",
+        "bucks",
+        "buck",
+        "quid",
+        "pounds",
+        "pound",
+        "euros",
+        "euro",
+        "grand",
+        "tenner",
+        "fiver",
+        "k",
+    ]
+)
+LIMITS = frozenset(
+    [
+        "under",
+        "below",
+        "less",
+        "max",
+        "maximum",
+        "upto",
+        "up",
+        "tops",
+        "around",
+        "about",
+        "roughly",
+        "between",
+        "over",
+        "least",
+        "budget",
+        "spend",
+    ]
+)
 ORDINALS = frozenset(
-    "first second third fourth fifth sixth last 1st 2nd 3rd 4th 5th 6th #1 #2 #3 one ones both these those them that this it".split()
+    [
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "last",
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "5th",
+        "6th",
+        "#1",
+        "#2",
+        "#3",
+        "one",
+        "ones",
+        "both",
+        "these",
+        "those",
+        "them",
+        "that",
+        "this",
+        "it",
+    ]
 )
 
 
@@ -41,7 +131,10 @@ def vocabulary_marks(doc: Doc) -> list[set[str]]:
 def token_features(doc: Doc, node_words: frozenset[str]) -> list[dict[str, float | str | bool]]:
     tokens = doc.tokens
     marks = vocabulary_marks(doc)
-    own = [_own(t.lower, t.stem, t.text, node_words) | {f"v:{m}": True for m in marks[i]} for i, t in enumerate(tokens)]
+    own = [
+        _own(t.lower, t.stem, t.text, node_words) | {f"v:{m}": True for m in marks[i]}
+        for i, t in enumerate(tokens)
+    ]
     out = []
     for i, features in enumerate(own):
         f = dict(features)
@@ -66,7 +159,9 @@ def token_features(doc: Doc, node_words: frozenset[str]) -> list[dict[str, float
     return out
 
 
-def _own(lower: str, stem: str, text: str, node_words: frozenset[str]) -> dict[str, float | str | bool]:
+def _own(
+    lower: str, stem: str, text: str, node_words: frozenset[str]
+) -> dict[str, float | str | bool]:
     f: dict[str, float | str | bool] = {
         "w": lower,
         "s": stem,
@@ -100,7 +195,9 @@ def bio(doc: Doc, spans: Iterable[tuple[int, int, str]]) -> list[str]:
     return tags
 
 
-def spans_of(doc: Doc, tags: list[str], marginals: list[dict[str, float]] | None = None) -> list[tuple[int, int, str, float]]:
+def spans_of(
+    doc: Doc, tags: list[str], marginals: list[dict[str, float]] | None = None
+) -> list[tuple[int, int, str, float]]:
     """(start, end, label, score) of each run of tags; an I- without its B- starts a span."""
     out: list[tuple[int, int, str, float]] = []
     current: list = []

@@ -27,7 +27,9 @@ def item_features(doc: Doc, span: Span | None) -> list[str]:
         out.append(f"h:{stems[-1]}")
     for t in words:
         padded = f"<{t.lower}>"
-        out += [f"c:{padded[i:i + 4]}" for i in range(len(padded) - 3)] if len(t.lower) > 3 else []
+        out += (
+            [f"c:{padded[i : i + 4]}" for i in range(len(padded) - 3)] if len(t.lower) > 3 else []
+        )
     if span is not None:
         seen = set(inside)
         out += [
@@ -73,7 +75,12 @@ class ItemModel:
             bias=self.bias.astype(np.float32),
         )
         (folder / "items.json").write_text(
-            json.dumps({"classes": self.classes, "vocabulary": sorted(self.vocabulary, key=self.vocabulary.get)}),
+            json.dumps(
+                {
+                    "classes": self.classes,
+                    "vocabulary": sorted(self.vocabulary, key=lambda f: self.vocabulary[f]),
+                }
+            ),
             encoding="utf-8",
         )
 
@@ -82,7 +89,8 @@ class ItemModel:
         arrays = np.load(folder / "items.npz")
         meta = json.loads((folder / "items.json").read_text(encoding="utf-8"))
         weights = sparse.csr_matrix(
-            (arrays["data"].astype(np.float32), arrays["indices"], arrays["indptr"]), shape=tuple(arrays["shape"])
+            (arrays["data"].astype(np.float32), arrays["indices"], arrays["indptr"]),
+            shape=tuple(arrays["shape"]),
         )
         vocabulary = {f: i for i, f in enumerate(meta["vocabulary"])}
         return cls(vocabulary, weights, arrays["bias"], meta["classes"])

@@ -20,7 +20,7 @@ from .items import ItemModel, item_features
 
 log = logging.getLogger(__name__)
 
-MODEL_DIR = Path(__file__).resolve().parent / "model"
+MODEL_DIR = Path(__file__).resolve().parent / "shipped"
 FORMAT = 1  # the artifact's layout; a model of another format is not read
 FILES = ("meta.json", "slots.crfsuite", "negation.crfsuite", "items.npz", "items.json")
 
@@ -55,7 +55,8 @@ class Reader:
                 marginals = [{tags[i]: tagger.marginal(tags[i], i)} for i in range(len(tags))]
             for start, end, label, score in spans_of(doc, tags, marginals):
                 if keep is None or label == keep:
-                    doc.spans.append(Span(start, end, label, score=round(score, 3)))
+                    label, _, kind = label.partition("_")  # "crit_cheaper": a critique's kind
+                    doc.spans.append(Span(start, end, label, kind or None, round(score, 3)))
         for span in list(doc.of("item")):
             node, confidence = self.items.read(item_features(doc, span))
             doc.spans[doc.spans.index(span)] = Span(
@@ -88,7 +89,9 @@ def load(folder: Path = MODEL_DIR) -> Reader:
         raise ModelError(f"{folder}: missing {', '.join(missing)}")
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     if meta.get("format") != FORMAT:
-        raise ModelError(f"{folder}/meta.json: format {meta.get('format')!r}, this code reads {FORMAT}")
+        raise ModelError(
+            f"{folder}/meta.json: format {meta.get('format')!r}, this code reads {FORMAT}"
+        )
     for name, digest in meta.get("files", {}).items():
         if fingerprint(folder / name) != digest:
             raise ModelError(f"{folder}/{name}: its fingerprint does not match meta.json")

@@ -29,12 +29,29 @@ from .model import FORMAT, fingerprint, with_context
 TRAIN_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "understanding" / "train"
 # What the tagger marks; negation scope is its own layer ("nothing white": not + colour).
 SLOT_LABELS = (
-    "item", "dept", "color", "material", "size", "width", "dim", "brand", "style", "use",
-    "feature", "recipient", "age", "budget", "nopref", "notsure", "ref", "crit",
+    "item",
+    "dept",
+    "color",
+    "material",
+    "size",
+    "width",
+    "dim",
+    "brand",
+    "style",
+    "use",
+    "feature",
+    "recipient",
+    "age",
+    "budget",
+    "nopref",
+    "notsure",
+    "ref",
+    "crit",
 )
 RECIPE: dict[str, Any] = {
     "tagger": "CRF (L-BFGS), c1 0.05, c2 0.01, 200 iterations, all transitions",
-    "items": "linear SVM (C 0.5) over tf-idf of phrase stems, pairs, head, 4-letter groups, context",
+    "items": "linear SVM (C 0.5) over tf-idf of phrase stems, pairs, head, 4-letter groups, "
+    "context",
     "titles_per_leaf": 30,
     "title_weight": 0.3,
     "prune": 0.02,
@@ -90,6 +107,11 @@ def _example(text: str, raw: dict[str, Any], context: dict[str, Any], where: str
     return Example(text, spans, {k: v for k, v in context.items() if v}, where)
 
 
+def tag_of(label: str, value: Any) -> str:
+    """The tagger's label: a critique carries its kind ("crit_cheaper"), the rest their slot."""
+    return f"crit_{value}" if label == "crit" and value else label
+
+
 def split_of(example: Example, held_out: float = 0.1) -> str:
     """A fixed tenth of the messages is held out to compare designs; the shipped model uses all."""
     digest = hashlib.sha256(example.text.encode()).digest()
@@ -121,7 +143,9 @@ def catalog_titles(path: Path, per_leaf: int, seed: int) -> list[tuple[str, str]
     return [(title, leaf) for leaf in sorted(kept) for title in kept[leaf]]
 
 
-def train_tagger(docs: list[Doc], tags: list[list[str]], contexts, words, path: Path, seed: int) -> None:
+def train_tagger(
+    docs: list[Doc], tags: list[list[str]], contexts, words, path: Path, seed: int
+) -> None:
     trainer = pycrfsuite.Trainer(verbose=False)
     for doc, labels, context in zip(docs, tags, contexts, strict=True):
         if doc.tokens:
@@ -162,11 +186,21 @@ def train_items(data: list[Example], titles: list[tuple[str, str]], seed: int) -
     from scipy import sparse
 
     vocabulary = {f: int(i) for f, i in vectorizer.vocabulary_.items()}
-    return ItemModel(vocabulary, sparse.csr_matrix(coef), model.intercept_.astype(np.float32), list(model.classes_))
+    return ItemModel(
+        vocabulary,
+        sparse.csr_matrix(coef),
+        model.intercept_.astype(np.float32),
+        list(model.classes_),
+    )
 
 
 def train(
-    out: Path, data_dir: Path = TRAIN_DIR, seed: int = 7, catalog: Path | None = None, held_out: bool = False, log=print
+    out: Path,
+    data_dir: Path = TRAIN_DIR,
+    seed: int = 7,
+    catalog: Path | None = None,
+    held_out: bool = False,
+    log=print,
 ) -> dict[str, Any]:
     """Train the three parts into `out`. `held_out`: leave the held-out tenth out (for comparing
     designs on it)."""
@@ -178,13 +212,21 @@ def train(
         data = [e for e in data if split_of(e) == "fit"]
     out.mkdir(parents=True, exist_ok=True)
     titles = catalog_titles(catalog or default_catalog_path(), RECIPE["titles_per_leaf"], seed)
-    nodes = {v for e in data for _, _, label, v in e.spans if label == "item" and v} | {leaf for _, leaf in titles}
+    nodes = {v for e in data for _, _, label, v in e.spans if label == "item" and v} | {
+        leaf for _, leaf in titles
+    }
     words = node_words(nodes)
     docs = [make_doc(e.text) for e in data]
     contexts = [e.context for e in data]
     log(f"{len(data)} messages, {len(titles)} titles, {len(nodes)} nodes")
-    slot_tags = [bio(d, [(s, t, label) for s, t, label, _ in e.spans if label in SLOT_LABELS]) for d, e in zip(docs, data)]
-    not_tags = [bio(d, [(s, t, label) for s, t, label, _ in e.spans if label == "not"]) for d, e in zip(docs, data)]
+    slot_tags = [
+        bio(d, [(s, t, tag_of(label, v)) for s, t, label, v in e.spans if label in SLOT_LABELS])
+        for d, e in zip(docs, data, strict=False)
+    ]
+    not_tags = [
+        bio(d, [(s, t, label) for s, t, label, _ in e.spans if label == "not"])
+        for d, e in zip(docs, data, strict=False)
+    ]
     train_tagger(docs, slot_tags, contexts, words, out / "slots.crfsuite", seed)
     log(f"slot tagger trained ({time.monotonic() - started:.0f} s)")
     train_tagger(docs, not_tags, contexts, words, out / "negation.crfsuite", seed)
@@ -200,7 +242,10 @@ def train(
         "n_messages": len(data),
         "n_titles": len(titles),
         "node_words": sorted(words),
-        "files": {name: fingerprint(out / name) for name in ("slots.crfsuite", "negation.crfsuite", "items.npz", "items.json")},
+        "files": {
+            name: fingerprint(out / name)
+            for name in ("slots.crfsuite", "negation.crfsuite", "items.npz", "items.json")
+        },
     }
     (out / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
     return meta

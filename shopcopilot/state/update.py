@@ -166,7 +166,9 @@ def _apply_category(
 
 def _item_data(lexicon: Lexicon, obs: Observation, words: dict[str, float]) -> dict[str, Any]:
     """The learned reader's node for the item where the catalog has it, else the categoriser's."""
-    if obs.item_node and (reading := lexicon.reading_of(obs.item_node, obs.category_text, obs.item_p)):
+    if obs.item_node and (
+        reading := lexicon.reading_of(obs.item_node, obs.category_text, obs.item_p)
+    ):
         return reading.as_data()
     return item_reading(lexicon, obs.category_text, words)
 

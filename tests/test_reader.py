@@ -1,0 +1,138 @@
+"""The learned reader: one Doc per message, the shipped model's loading and fingerprint, its
+training being reproducible, and its data being disjoint from what it is measured on."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shopcopilot.reader import model as reader_model
+from shopcopilot.reader.doc import Span, make_doc
+from shopcopilot.reader.features import bio, spans_of
+from shopcopilot.reader.train import TRAIN_DIR, TrainingDataError, examples, train
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_doc_cuts_words_numbers_and_signs_with_their_offsets():
+    doc = make_doc("Men’s trail runners, 10.5 wide, under $1,299.99 😍")
+    assert [t.text for t in doc.tokens] == [
+        "Men’s", "trail", "runners", ",", "10.5", "wide", ",", "under", "$", "1,299.99", "😍",
+    ]  # fmt: skip
+    assert all(doc.text[t.start : t.end] == t.text for t in doc.tokens)
+    assert doc.tokens[2].stem == "runner"
+
+
+def test_negation_scope_covers_only_what_it_governs():
+    doc = make_doc("a blue dress, not a shirt")
+    doc.spans += [
+        Span(2, 6, "color"),
+        Span(7, 12, "item"),
+        Span(14, 25, "not"),
+        Span(20, 25, "item"),
+    ]
+    assert [doc.negated(s) for s in doc.spans if s.label != "not"] == [False, False, True]
+
+
+def test_bio_tags_and_spans_round_trip():
+    doc = make_doc("black leather ankle boots size 9")
+    tags = bio(doc, [(0, 5, "color"), (14, 25, "item"), (26, 32, "size")])
+    assert tags == ["B-color", "O", "B-item", "I-item", "B-size", "I-size"]
+    assert [(s, e, label) for s, e, label, _ in spans_of(doc, tags)] == [
+        (0, 5, "color"), (14, 25, "item"), (26, 32, "size"),
+    ]  # fmt: skip
+
+
+def test_the_shipped_model_reads_an_item_a_negation_and_a_budget():
+    reader = reader_model.shipped()
+    assert reader is not None, "the package ships a model"
+    doc = reader.read("looking for a blue dress for a wedding, nothing white, under $80")
+    items = [s for s in doc.of("item") if not doc.negated(s)]
+    assert items and items[0].value == "Dresses"
+    assert any(doc.words(s) == "white" and doc.negated(s) for s in doc.of("color"))
+    assert [doc.words(s) for s in doc.of("budget")] == ["under $80"]
+
+
+def test_a_broken_model_is_refused_with_the_file_named(tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(reader_model.MODEL_DIR, folder)
+    (folder / "items.npz").write_bytes(b"not the model")
+    with pytest.raises(reader_model.ModelError, match="items.npz"):
+        reader_model.load(folder)
+    (folder / "items.npz").unlink()
+    with pytest.raises(reader_model.ModelError, match="missing items.npz"):
+        reader_model.load(folder)
+
+
+def test_a_missing_model_gives_one_notice_and_the_rules_read(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING):
+        assert reader_model.shipped(tmp_path / "nowhere") is None
+        assert reader_model.shipped(tmp_path / "nowhere") is None
+    notices = [r for r in caplog.records if "learned reader is off" in r.getMessage()]
+    assert len(notices) == 1
+
+
+def test_training_is_reproducible_and_bad_data_names_its_line(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    lines = [
+        json.loads(line)
+        for line in (TRAIN_DIR / sorted(p.name for p in TRAIN_DIR.glob("*.jsonl"))[0])
+        .read_text()
+        .splitlines()[:60]
+    ]
+    (data / "a.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    catalog = tmp_path / "catalog.jsonl"
+    catalog.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "title": f"{word} number {i}",
+                    "categories": ["Clothing, Shoes & Jewelry", "Women", leaf],
+                }
+            )
+            + "\n"
+            for i, (word, leaf) in enumerate([("dress", "Dresses"), ("boots", "Boots")] * 5)
+        )
+    )
+    first = train(tmp_path / "one", data, seed=3, catalog=catalog, log=lambda *_: None)
+    second = train(tmp_path / "two", data, seed=3, catalog=catalog, log=lambda *_: None)
+    assert first["files"] == second["files"]
+    (data / "b.jsonl").write_text(
+        '{"text": "red shoes", "spans": [{"start": 4, "end": 40, "slot": "item"}]}\n'
+    )
+    with pytest.raises(TrainingDataError, match=r"b.jsonl:1"):
+        examples(data)
+
+
+def test_training_data_is_disjoint_from_every_measured_message():
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "train_disjoint.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert " 0 too close" in run.stdout
+
+
+def test_the_disjointness_check_finds_a_near_copy(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import train_disjoint
+    finally:
+        sys.path.pop(0)
+    measured = [("test.jsonl:1", "looking for womens black ankle boots under 80")]
+    train = [
+        ("t.jsonl:1", "Looking for women's black ankle boots, under 80!"),
+        ("t.jsonl:2", "lookin for womens black ankle boot under 80"),
+        ("t.jsonl:3", "a red dress for a summer wedding"),
+    ]
+    found = train_disjoint.clashes(train, measured, 5)
+    assert [line.split(":")[1] for line in found] == ["1", "2"]
