@@ -356,7 +356,7 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
     type=click.Choice(SPLITS),
     default="dev",
     show_default=True,
-    help="Corpus split: tune on dev; test and the fresh slices (fresh to fresh5, each written "
+    help="Corpus split: tune on dev; test and the fresh slices (fresh to fresh6, each written "
     "blind after a round of changes to the reader) are for reporting only.",
 )
 @click.option(

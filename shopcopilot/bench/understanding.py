@@ -26,7 +26,7 @@ from ..index.text import ROOT_CATEGORY, STOPWORDS, stem, tokens
 from ..terms import Facet
 
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "understanding"
-SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all")
+SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "all")
 LIST_SLOTS = {
     "colors": Facet.COLOR,
     "materials": Facet.MATERIAL,
