@@ -19,7 +19,6 @@ import argparse
 import json
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -29,27 +28,10 @@ from sklearn.linear_model import LogisticRegression
 
 from shopcopilot.index.vectors import WordLlamaEncoder
 from shopcopilot.reader.doc import make_doc
+from shopcopilot.reader.evaluate import span_scores
 from shopcopilot.reader.features import bio, spans_of, token_features
 from shopcopilot.reader.model import load, with_context
 from shopcopilot.reader.train import SLOT_LABELS, TRAIN_DIR, examples, split_of, train
-
-
-def span_scores(pairs) -> dict:
-    got_n, want_n, hit = Counter(), Counter(), Counter()
-    for got, want in pairs:
-        for s in got:
-            got_n[s[2]] += 1
-        for s in want:
-            want_n[s[2]] += 1
-            hit[s[2]] += s in got
-
-    def f1(h, g, w):
-        p, r = h / max(g, 1), h / max(w, 1)
-        return round(2 * p * r / (p + r), 3) if p + r else 0.0
-
-    out = {label: f1(hit[label], got_n[label], want_n[label]) for label in sorted(want_n)}
-    out["all"] = f1(sum(hit.values()), sum(got_n.values()), sum(want_n.values()))
-    return out
 
 
 def crf(model_dir: Path, held) -> tuple[dict, dict]:

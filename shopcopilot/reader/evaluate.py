@@ -4,6 +4,7 @@ of the understanding corpus the item node and the negated values it reads."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -11,42 +12,40 @@ from .model import Reader
 from .train import examples, split_of
 
 
-def evaluate_held(reader: Reader, data_dir: Path) -> dict[str, Any]:
+def span_scores(pairs: Iterable[tuple[set, set]]) -> dict[str, Any]:
+    """Precision, recall and F1 per label of (start, end, label) spans, got against wanted,
+    and over all labels."""
     got_n: Counter[str] = Counter()
     want_n: Counter[str] = Counter()
     hit: Counter[str] = Counter()
+    for got, want in pairs:
+        got_n.update(s[2] for s in got)
+        want_n.update(s[2] for s in want)
+        hit.update(s[2] for s in want if s in got)
+    out = {label: _prf(hit[label], got_n[label], want_n[label]) for label in sorted(want_n)}
+    out["all spans"] = _prf(sum(hit.values()), sum(got_n.values()), sum(want_n.values()))
+    return out
+
+
+def _prf(hit: int, got: int, want: int) -> dict[str, Any]:
+    p, r = hit / max(got, 1), hit / max(want, 1)
+    f1 = round(2 * p * r / (p + r), 3) if p + r else 0.0
+    return {"p": round(p, 3), "r": round(r, 3), "f1": f1, "n": want}
+
+
+def evaluate_held(reader: Reader, data_dir: Path) -> dict[str, Any]:
+    pairs = []
     items = items_right = 0
     for example in (e for e in examples(data_dir) if split_of(e) == "held"):
         doc = reader.read(example.text, example.context)
         got = {(s.start, s.end, s.label) for s in doc.spans}
-        want = {(s, e, label) for s, e, label, _ in example.spans}
-        for _, _, label in got:
-            got_n[label] += 1
-        for span in want:
-            want_n[span[2]] += 1
-            hit[span[2]] += span in got
+        pairs.append((got, {(s, e, label) for s, e, label, _ in example.spans}))
         wanted = [v for s, e, label, v in example.spans if label == "item"]
         if wanted:
             items += 1
             read = [s.value for s in doc.of("item")]
             items_right += bool(read) and read[0] == wanted[0]
-    out: dict[str, Any] = {}
-    for label in sorted(want_n):
-        p = hit[label] / got_n[label] if got_n[label] else 0.0
-        r = hit[label] / want_n[label]
-        out[label] = {
-            "p": round(p, 3),
-            "r": round(r, 3),
-            "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0,
-            "n": want_n[label],
-        }
-    total_hit, total_got, total_want = sum(hit.values()), sum(got_n.values()), sum(want_n.values())
-    p, r = total_hit / max(total_got, 1), total_hit / max(total_want, 1)
-    out["all spans"] = {
-        "p": round(p, 3),
-        "r": round(r, 3),
-        "f1": round(2 * p * r / (p + r), 3) if p + r else 0.0,
-    }
+    out = span_scores(pairs)
     out["item node right"] = round(items_right / max(items, 1), 3)
     return out
 
