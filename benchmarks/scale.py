@@ -43,7 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
 HEADING = "## A million products"
 END_MARK = "<!-- end of the table benchmarks/scale.py writes -->"
-STEPS = ("catalog", "build", "sessions", "serve")
+STEPS = ("catalog", "build", "vectors", "sessions", "serve", "people", "understanding")
+SERVING = ("sessions", "serve", "people", "understanding")
 
 
 def main() -> None:
@@ -57,7 +58,8 @@ def main() -> None:
         print(json.dumps(result), file=answer)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
-    steps = [s for s in STEPS if not (args.build_only and s in ("sessions", "serve"))]
+    steps = [s for s in STEPS if not (args.build_only and s in SERVING)]
+    steps = [s for s in steps if s in (args.steps or STEPS)]
     results = {}
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -68,7 +70,9 @@ def main() -> None:
     ) as bar:
         task = bar.add_task("scale", total=len(sizes) * len(steps))
         for size in sizes:
-            result: dict[str, Any] = {"size": size}
+            saved = args.work / f"scale-{size}.json"
+            result = json.loads(saved.read_text()) if args.steps and saved.exists() else {}
+            result["size"] = size
             for step in steps:
                 bar.update(task, description=f"{size:,} products: {step}")
                 result[step] = _child(args, step, size)
@@ -89,6 +93,17 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=3, help="the sessions' seed")
     parser.add_argument("--catalog-seed", type=int, default=7)
     parser.add_argument("--build-only", action="store_true", help="no sessions, no serving")
+    parser.add_argument(
+        "--steps",
+        type=lambda text: text.split(","),
+        help=f"only these steps (of {','.join(STEPS)}), the others' results kept from the last run",
+    )
+    parser.add_argument(
+        "--people-sessions",
+        type=int,
+        default=60,
+        help="sessions played with the people's settings (the first N of the generated ones)",
+    )
     parser.add_argument(
         "--work",
         type=Path,
@@ -121,6 +136,7 @@ def _child(args: argparse.Namespace, step: str, size: int) -> dict[str, Any]:
     command = [sys.executable, __file__, "--step", step, "--size", str(size), "--work"]
     command += [str(args.work), "--sessions", str(args.sessions), "--seed", str(args.seed)]
     command += ["--catalog-seed", str(args.catalog_seed), "--window-scale", str(args.window_scale)]
+    command += ["--people-sessions", str(args.people_sessions)]
     command += [f"--retrieval={change}" for change in args.retrieval]
     env = {**os.environ, "SHOPCOPILOT_CACHE": str(args.work / f"cache-{size}")}
     started = time.perf_counter()
@@ -180,6 +196,34 @@ def step_build(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def step_vectors(args: argparse.Namespace) -> dict[str, Any]:
+    """The people's settings' product vectors and, past the exact scan's size, the graph index
+    over them (reused when the cache holds them)."""
+    from shopcopilot.index import open_index
+    from shopcopilot.index.vectors import load_encoder, load_or_build, vectors_path
+
+    index = open_index(_catalog_path(args), progress=False)
+    encoder = load_encoder()
+    if encoder is None:
+        raise SystemExit("the encoder does not load")
+    started, cpu = time.perf_counter(), time.process_time()
+    vectors = load_or_build(index.store, index.path, encoder, progress=True)
+    if vectors is None:
+        raise SystemExit("no product vectors")
+    path = vectors_path(index.path, encoder)
+    result = {
+        "seconds": round(time.perf_counter() - started, 1),
+        "cpu_s": round(time.process_time() - cpu, 1),
+        "vectors_built_s": round(json.loads(path.with_suffix(".json").read_text())["seconds"], 1),
+        "vectors_mb": round(path.stat().st_size / 1e6, 1),
+    }
+    graphs = list(index.path.glob("ann-*.json"))
+    if vectors.neighbours is not None and graphs:
+        result["graph_built_s"] = json.loads(graphs[0].read_text())["seconds"]
+        result["graph_mb"] = round(graphs[0].with_suffix(".usearch").stat().st_size / 1e6, 1)
+    return result
+
+
 def step_sessions(args: argparse.Namespace) -> dict[str, Any]:
     from shopcopilot.bench.sessions import generate_sessions, write_session_set
     from shopcopilot.index import open_index
@@ -236,19 +280,46 @@ class KnownIds:
 
 
 def step_serve(args: argparse.Namespace) -> dict[str, Any]:
+    return _serve_sessions(args, _settings(args.window_scale, args.retrieval), args.sessions)
+
+
+def step_people(args: argparse.Namespace) -> dict[str, Any]:
+    """The web page's and chat's settings (FOR_PEOPLE: meaning beside the words, through the
+    graph index past the scan's size) on the first --people-sessions sessions."""
+    from shopcopilot.agent import FOR_PEOPLE
+
+    return _serve_sessions(args, FOR_PEOPLE, args.people_sessions)
+
+
+def step_understanding(args: argparse.Namespace) -> dict[str, Any]:
+    """The understanding corpus's test split on this catalog with the people's settings: is the
+    first card the right kind of item (the scores only; the misses are not read)."""
+    out = args.work / f"understanding-{args.size}"
+    command = [sys.executable, "-m", "shopcopilot", "eval-understanding", "--split", "test"]
+    command += ["--catalog", str(_catalog_path(args)), "-o", str(out)]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    summary = json.loads((out / "understanding.json").read_text())
+    (out / "misses.jsonl").unlink(missing_ok=True)  # a reported split: nobody reads its misses
+    return {
+        "first_item_right_kind": summary["first_item_right_kind"],
+        "command": " ".join(command[1:]),
+    }
+
+
+def _serve_sessions(args: argparse.Namespace, settings: Any, count: int) -> dict[str, Any]:
     from shopcopilot.agent import Agent
     from shopcopilot.bench.metrics import latency_summary, summarize, summarize_by
     from shopcopilot.bench.runner import BenchData, RunSettings, run_session
     from shopcopilot.bench.sessions_io import load_sessions
 
-    sessions = load_sessions(_sessions_path(args))
+    sessions = load_sessions(_sessions_path(args))[:count]
     targets = json.loads(_targets_path(args).read_text())
     harness_mb = _rss_mb()
     started, cpu = time.perf_counter(), time.process_time()
-    settings = _settings(args.window_scale, args.retrieval)
     agent = Agent(_catalog_path(args), settings=settings, warm_up=False)
     agent.warm_up()  # as a server does before it accepts turns
     result: dict[str, Any] = {
+        "sessions": len(sessions),
         "window_scale": args.window_scale,
         "retrieval": repr(settings.retrieval),
         "startup_s": round(time.perf_counter() - started, 2),
@@ -317,8 +388,11 @@ def _settings(window_scale: float, changes: list[str]) -> Any:
 STEP_FUNCTIONS = {
     "catalog": step_catalog,
     "build": step_build,
+    "vectors": step_vectors,
     "sessions": step_sessions,
     "serve": step_serve,
+    "people": step_people,
+    "understanding": step_understanding,
 }
 
 
@@ -381,6 +455,14 @@ def render(results: list[dict[str, Any]], command: str) -> str:
         ("respond() CPU p50 / p95 / p99 ms", lambda r: _latency(r, "cpu_ms")),
         ("official TechnicalScore (HitRate)", lambda r: _score(r, "official")),
         ("natural TechnicalScore (HitRate)", lambda r: _score(r, "natural")),
+        ("**people's settings** (meaning through vectors)", lambda r: ""),
+        ("product vectors built, wall s (MB)", _vectors),
+        ("nearest-in-meaning graph built, wall s (MB)", _graph),
+        ("start-up, wall s; serving peak RSS MB", _people_memory),
+        ("respond() wall p50 / p95 / p99 ms", lambda r: _latency(r, "latency_ms", "people")),
+        ("respond() CPU p50 / p95 / p99 ms", lambda r: _latency(r, "cpu_ms", "people")),
+        ("official TechnicalScore (HitRate)", lambda r: _score(r, "official", "people")),
+        ("understanding test: first card the right kind", _first_card),
     ]
     lines = [
         HEADING,
@@ -434,14 +516,34 @@ def _build_peak(result: dict[str, Any]) -> str:
     return f"{build['peak_rss_mb']} ({build.get('largest_worker_peak_rss_mb', '-')})"
 
 
-def _latency(result: dict[str, Any], key: str) -> str:
-    latency = result["serve"]["official"][key]
+def _latency(result: dict[str, Any], key: str, step: str = "serve") -> str:
+    latency = result[step]["official"][key]
     return f"{latency['p50_ms']:.1f} / {latency['p95_ms']:.1f} / {latency['p99_ms']:.1f}"
 
 
-def _score(result: dict[str, Any], protocol: str) -> str:
-    scores = result["serve"][protocol]
+def _score(result: dict[str, Any], protocol: str, step: str = "serve") -> str:
+    scores = result[step][protocol]
     return f"{scores['recommended_technical_score']:.4f} ({scores['hit_rate_at_10']:.3f})"
+
+
+def _vectors(result: dict[str, Any]) -> str:
+    return f"{result['vectors']['vectors_built_s']} ({result['vectors']['vectors_mb']})"
+
+
+def _graph(result: dict[str, Any]) -> str:
+    vectors = result["vectors"]
+    if "graph_mb" not in vectors:
+        return "none (exact scan)"
+    return f"{vectors['graph_built_s']} ({vectors['graph_mb']})"
+
+
+def _people_memory(result: dict[str, Any]) -> str:
+    return f"{result['people']['startup_s']}; {result['people']['peak_rss_mb']}"
+
+
+def _first_card(result: dict[str, Any]) -> str:
+    first = result["understanding"]["first_item_right_kind"]
+    return f"{first['copilot']:.3f} (BM25 {first['bm25']:.3f}, n={first['n']})"
 
 
 def _category(result: dict[str, Any], category: str) -> str:

@@ -120,12 +120,26 @@ def test_nearest_is_the_best_cosines_in_order() -> None:
     assert np.allclose(vectors.similarity(probe, picked), scores[picked])
 
 
-def test_past_the_scan_size_meaning_only_reranks(monkeypatch) -> None:
+def test_past_the_scan_size_without_a_graph_meaning_only_reranks(monkeypatch) -> None:
     monkeypatch.setattr(vectors_module, "SCAN_MAX_BYTES", 1000)
     rows = np.eye(300, 8, dtype=np.float16)
     vectors = ProductVectors(rows, encoder=None)  # type: ignore[arg-type]
-    assert not vectors.can_scan and len(vectors.nearest(rows[0].astype(np.float32), 5)) == 0
+    assert not vectors.can_search and len(vectors.nearest(rows[0].astype(np.float32), 5)) == 0
     assert vectors.similarity(rows[0].astype(np.float32), np.array([0, 1])).tolist() == [1.0, 0.0]
+
+
+def test_past_the_scan_size_the_graph_finds_the_nearest(index, encoder, monkeypatch) -> None:
+    pytest.importorskip("usearch")
+    exact = load_or_build(index.store, index.path, encoder)
+    assert exact is not None and exact.neighbours is None  # small: the exact scan, no graph
+    assert not list(index.path.glob("ann-*"))
+    monkeypatch.setattr(vectors_module, "SCAN_MAX_BYTES", 1000)
+    graphed = load_or_build(index.store, index.path, encoder)
+    assert graphed is not None and graphed.neighbours is not None and graphed.can_search
+    assert len(list(index.path.glob("ann-wordllama-*.usearch"))) == 1
+    for text in ("canvas tote bag", "warm winter boots", "something to read"):
+        query = graphed.query(text)
+        assert graphed.nearest(query, 3).tolist() == exact.nearest(query, 3).tolist()
 
 
 @pytest.mark.parametrize(

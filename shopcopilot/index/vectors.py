@@ -25,6 +25,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..workers import progress_counter
+from . import ann
+from .ann import FETCH, NeighbourIndex
 from .categoriser import catalog_documents
 
 log = logging.getLogger(__name__)
@@ -120,21 +122,22 @@ def load_encoder(name: str | None = None) -> Encoder | None:
 class ProductVectors:
     """Unit vectors in feature-row order (memory-mapped float16) and the encoder for queries.
 
-    The scan for the products nearest in meaning reads a float32 copy held in memory (50 MB at
-    50k products); past `SCAN_MAX_BYTES` there is none, and meaning only reranks what the words
-    found (a scan of a million float16 rows costs seconds a turn)."""
+    The products nearest in meaning come from an exact scan of a float32 copy held in memory
+    (50 MB at 50k products); past `SCAN_MAX_BYTES` (a scan of a million rows costs a turn
+    tens of milliseconds and a gigabyte) from the graph index (`ann.py`), when there is one."""
 
-    def __init__(self, matrix: np.ndarray, encoder: Encoder) -> None:
-        self.matrix, self.encoder = matrix, encoder
-        small = matrix.shape[0] * matrix.shape[1] * 4 <= SCAN_MAX_BYTES
-        self._scan = np.asarray(matrix, dtype=np.float32) if small else None
+    def __init__(
+        self, matrix: np.ndarray, encoder: Encoder, neighbours: NeighbourIndex | None = None
+    ) -> None:
+        self.matrix, self.encoder, self.neighbours = matrix, encoder, neighbours
+        self._scan = np.asarray(matrix, dtype=np.float32) if scannable(matrix) else None
 
     def __len__(self) -> int:
         return len(self.matrix)
 
     @property
-    def can_scan(self) -> bool:
-        return self._scan is not None
+    def can_search(self) -> bool:
+        return self._scan is not None or self.neighbours is not None
 
     def query(self, text: str) -> np.ndarray:
         return self.encoder.encode([text])[0]
@@ -154,13 +157,30 @@ class ProductVectors:
         return self.matrix[rows].astype(np.float32) @ vector
 
     def nearest(self, vector: np.ndarray, count: int) -> np.ndarray:
-        """The `count` feature rows closest to `vector`, best first (none past the scan size)."""
-        if self._scan is None or not count:
+        """The `count` feature rows closest to `vector`, best first (exact up to the scan
+        size, then the graph's; none when there is neither)."""
+        if not count:
             return np.zeros(0, dtype=np.int64)
-        scores = self._scan @ vector
-        count = min(count, len(scores))
-        top = np.argpartition(-scores, count - 1)[:count]
-        return top[np.argsort(-scores[top], kind="stable")]
+        if self._scan is not None:
+            return _best(self._scan @ vector, np.arange(len(self._scan)), count)
+        if self.neighbours is None:
+            return np.zeros(0, dtype=np.int64)
+        rows = np.unique(self.neighbours.search(vector, count * FETCH))
+        rows = rows[(rows >= 0) & (rows < len(self.matrix))]
+        return _best(self.similarity(vector, rows), rows, count)
+
+
+def scannable(matrix: np.ndarray) -> bool:
+    return matrix.shape[0] * matrix.shape[1] * 4 <= SCAN_MAX_BYTES
+
+
+def _best(scores: np.ndarray, rows: np.ndarray, count: int) -> np.ndarray:
+    """The `count` rows of the highest scores, best first."""
+    count = min(count, len(scores))
+    if not count:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-scores, count - 1)[:count]
+    return rows[top[np.argsort(-scores[top], kind="stable")]].astype(np.int64)
 
 
 def vectors_path(folder: Path, encoder: Encoder) -> Path:
@@ -193,7 +213,8 @@ def load_or_build(
     for stale in folder.glob(f"{VECTORS_PREFIX}{encoder.slug}-*"):  # this model's older builds
         if stale not in (path, path.with_suffix(".json")):
             stale.unlink(missing_ok=True)
-    return ProductVectors(matrix, encoder)
+    neighbours = None if scannable(matrix) else ann.load_or_build(matrix, path, progress)
+    return ProductVectors(matrix, encoder, neighbours)
 
 
 def _load(path: Path, rows: int, dim: int) -> np.ndarray | None:
