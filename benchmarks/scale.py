@@ -99,6 +99,11 @@ def _arguments() -> argparse.Namespace:
         help=f"only these steps (of {','.join(STEPS)}), the others' results kept from the last run",
     )
     parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="serve from a cold page cache: the index's files dropped from it first",
+    )
+    parser.add_argument(
         "--people-sessions",
         type=int,
         default=60,
@@ -136,7 +141,7 @@ def _child(args: argparse.Namespace, step: str, size: int) -> dict[str, Any]:
     command = [sys.executable, __file__, "--step", step, "--size", str(size), "--work"]
     command += [str(args.work), "--sessions", str(args.sessions), "--seed", str(args.seed)]
     command += ["--catalog-seed", str(args.catalog_seed), "--window-scale", str(args.window_scale)]
-    command += ["--people-sessions", str(args.people_sessions)]
+    command += ["--people-sessions", str(args.people_sessions)] + (["--cold"] if args.cold else [])
     command += [f"--retrieval={change}" for change in args.retrieval]
     env = {**os.environ, "SHOPCOPILOT_CACHE": str(args.work / f"cache-{size}")}
     started = time.perf_counter()
@@ -314,12 +319,18 @@ def _serve_sessions(args: argparse.Namespace, settings: Any, count: int) -> dict
 
     sessions = load_sessions(_sessions_path(args))[:count]
     targets = json.loads(_targets_path(args).read_text())
+    if args.cold:
+        from shopcopilot.index.page_cache import evict
+        from shopcopilot.paths import cache_dir
+
+        evict(cache_dir())
     harness_mb = _rss_mb()
     started, cpu = time.perf_counter(), time.process_time()
     agent = Agent(_catalog_path(args), settings=settings, warm_up=False)
     agent.warm_up()  # as a server does before it accepts turns
     result: dict[str, Any] = {
         "sessions": len(sessions),
+        "cold": args.cold,
         "window_scale": args.window_scale,
         "retrieval": repr(settings.retrieval),
         "startup_s": round(time.perf_counter() - started, 2),

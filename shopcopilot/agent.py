@@ -24,6 +24,7 @@ from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
 from .index.counts import catalog_counts
 from .index.features_build import load_or_build
+from .index.page_cache import prefetch
 from .index.text import STOPWORDS, stem, tokens
 from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
@@ -118,6 +119,7 @@ class Agent:
     def warm_up(self) -> None:
         """Load what the first turns would otherwise wait for (about 1 s of work at 50k
         products)."""
+        prefetch(self.index.path)  # the disk pages the first turns read, in the background
         self.index.store.asins_for_rows([])  # the row -> id map every search uses
         is_english("warm")  # the spelling guard's dictionary
         self.features.warm_facets()  # what the question policy reads for every candidate pool

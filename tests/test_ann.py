@@ -48,6 +48,19 @@ def test_the_graph_finds_what_the_exact_scan_finds(saved, monkeypatch) -> None:
     assert found / 500 >= 0.95
 
 
+def test_past_the_scan_size_rows_are_read_from_the_file(saved, monkeypatch) -> None:
+    matrix, _ = saved
+    monkeypatch.setattr(vectors_module, "SCAN_MAX_BYTES", 0)
+    vectors = ProductVectors(matrix, encoder=None)  # type: ignore[arg-type]
+    rows = np.array([3999, 0, 17, 17, 2500])
+    exact = np.asarray(matrix, dtype=np.float32)
+    query = exact[5]
+    assert np.array_equal(vectors.similarity(query, rows), exact[rows] @ query)
+    assert np.allclose(
+        vectors.mean(rows[:2]), (exact[3999] + exact[0]) / np.linalg.norm(exact[3999] + exact[0])
+    )
+
+
 def test_a_saved_graph_is_opened_not_rebuilt(saved, monkeypatch) -> None:
     matrix, path = saved
     ann.load_or_build(matrix, path)

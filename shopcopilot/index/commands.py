@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..catalog.commands import price_text, short_title
 from ..paths import cache_dir, orphaned_partials
+from .ann import ann_path
 from .build import prune_free_locks
 from .catalog_index import (
     BACKENDS,
@@ -63,8 +64,12 @@ def _vectors_line(index) -> str:
     vectors = load_or_build(index.store, index.path, encoder, progress=True)
     if vectors is None or encoder is None:
         return "none: words alone (see the notice above)"
-    size = vectors_path(index.path, encoder).stat().st_size / 1e6
-    return f"{encoder.name}, {len(vectors):,} x {encoder.dim}, {size:.1f} MB"
+    path = vectors_path(index.path, encoder)
+    line = f"{encoder.name}, {len(vectors):,} x {encoder.dim}, {path.stat().st_size / 1e6:.1f} MB"
+    if vectors.neighbours is None:
+        return line + ", searched exactly"
+    graph = ann_path(path).stat().st_size / 1e6
+    return line + f", searched through a graph of {graph:.1f} MB"
 
 
 def _build_steps(timings: dict[str, float]) -> str:

@@ -124,13 +124,17 @@ class ProductVectors:
 
     The products nearest in meaning come from an exact scan of a float32 copy held in memory
     (50 MB at 50k products); past `SCAN_MAX_BYTES` (a scan of a million rows costs a turn
-    tens of milliseconds and a gigabyte) from the graph index (`ann.py`), when there is one."""
+    tens of milliseconds and a gigabyte) from the graph index (`ann.py`), when there is one.
+    Past that size the rows a turn compares are read from the file, not from its mapping: the
+    kernel maps 64 kB around every page a process touches, so a few hundred scattered rows a
+    turn would make the whole file resident within a few dozen conversations."""
 
     def __init__(
         self, matrix: np.ndarray, encoder: Encoder, neighbours: NeighbourIndex | None = None
     ) -> None:
         self.matrix, self.encoder, self.neighbours = matrix, encoder, neighbours
         self._scan = np.asarray(matrix, dtype=np.float32) if scannable(matrix) else None
+        self._file = _RowFile.of(matrix) if self._scan is None else None
 
     def __len__(self) -> int:
         return len(self.matrix)
@@ -144,7 +148,7 @@ class ProductVectors:
 
     def mean(self, rows: np.ndarray) -> np.ndarray:
         """The unit-length mean of some products' vectors."""
-        return _unit(self.matrix[rows].astype(np.float32).mean(axis=0, keepdims=True))[0]
+        return _unit(self._rows(rows).mean(axis=0, keepdims=True))[0]
 
     @staticmethod
     def mean_of(*vectors: np.ndarray) -> np.ndarray:
@@ -154,7 +158,7 @@ class ProductVectors:
         """Cosine of `vector` to each feature row in `rows`."""
         if not len(rows):
             return np.zeros(0, dtype=np.float32)
-        return self.matrix[rows].astype(np.float32) @ vector
+        return self._rows(rows) @ vector
 
     def nearest(self, vector: np.ndarray, count: int) -> np.ndarray:
         """The `count` feature rows closest to `vector`, best first (exact up to the scan
@@ -168,6 +172,37 @@ class ProductVectors:
         rows = np.unique(self.neighbours.search(vector, count * FETCH))
         rows = rows[(rows >= 0) & (rows < len(self.matrix))]
         return _best(self.similarity(vector, rows), rows, count)
+
+    def _rows(self, rows: np.ndarray) -> np.ndarray:
+        if self._scan is not None:
+            return self._scan[rows]
+        if self._file is not None:
+            return self._file.read(rows)
+        return np.asarray(self.matrix[rows], dtype=np.float32)
+
+
+class _RowFile:
+    """Rows of a saved float16 matrix read with pread: in the page cache, not in the process."""
+
+    def __init__(self, path: str, offset: int, dim: int) -> None:
+        self._fd, self._offset, self._dim = os.open(path, os.O_RDONLY), offset, dim
+
+    @classmethod
+    def of(cls, matrix: np.ndarray) -> _RowFile | None:
+        if not isinstance(matrix, np.memmap) or matrix.filename is None:
+            return None
+        return cls(str(matrix.filename), int(matrix.offset), int(matrix.shape[1]))
+
+    def read(self, rows: np.ndarray) -> np.ndarray:
+        out = np.empty((len(rows), self._dim), dtype=np.float16)
+        size = self._dim * out.itemsize
+        buffer = memoryview(out).cast("B")
+        for i, row in enumerate(np.asarray(rows).tolist()):
+            os.preadv(self._fd, [buffer[i * size : (i + 1) * size]], self._offset + row * size)
+        return out.astype(np.float32)
+
+    def __del__(self) -> None:
+        os.close(self._fd)
 
 
 def scannable(matrix: np.ndarray) -> bool:
