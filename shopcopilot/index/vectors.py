@@ -196,7 +196,7 @@ class _RowFile:
     def read(self, rows: np.ndarray) -> np.ndarray:
         out = np.empty((len(rows), self._dim), dtype=np.float16)
         size = self._dim * out.itemsize
-        buffer = memoryview(out).cast("B")
+        buffer = memoryview(out.data).cast("B")
         for i, row in enumerate(np.asarray(rows).tolist()):
             os.preadv(self._fd, [buffer[i * size : (i + 1) * size]], self._offset + row * size)
         return out.astype(np.float32)
