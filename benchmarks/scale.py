@@ -1,8 +1,9 @@
 """Scale benchmark: build, memory, disk, latency and quality at 50k, 1M (and 5M) products.
 
-    python benchmarks/scale.py                                   # 50k and 1M, 200 sessions each
+    python benchmarks/scale.py --sessions 100                    # 50k and 1M, 100 sessions each
     python benchmarks/scale.py --sizes 50000 --sessions 50       # a quick look
     python benchmarks/scale.py --sizes 5000000 --build-only      # 5M: build and memory only
+    python benchmarks/scale.py --sizes 1000000 --steps serve --cold   # one step, cold cache
     make bench-scale                                             # = the first line, into docs/
     python benchmarks/scale.py --sizes 1000000 --retrieval facts_ratio=0   # an experiment
 
@@ -12,15 +13,20 @@ process so that its time and peak RSS are its own:
 - build: the index, its ranking features, the query categoriser and the lexicon's counts, from
   nothing (or reused when the cache folder already holds them: then only what is missing is
   built and timed);
-- sessions: 200 generated iid sessions (seed 3) and their targets' records (harness only);
+- vectors: the people's product vectors and, past the exact scan's size, the graph index over
+  them (index/ann.py);
+- sessions: generated iid sessions (seed 3) and their targets' records (harness only);
 - serve: a fresh process opens the copilot as a server does (start-up, warm-up), then plays
   the sessions in the official and the natural protocol: start-up and first-turn time,
   respond() percentiles, resident memory after start-up, after the runs and at its peak,
-  TechnicalScore per protocol, per category and per turn.
+  TechnicalScore per protocol, per category and per turn;
+- people: the same with the people's settings (FOR_PEOPLE) on the first --people-sessions;
+- understanding: the understanding corpus's test split on this catalog with the people's
+  settings (is the first card the right kind of item; scores only).
 
-The results go to WORK/scale-SIZE.json and, with --docs, into docs/benchmarks.md under
-"A million products". The OS file cache is left warm (dropping it would disturb everyone
-else on a shared machine).
+The results go to WORK/scale-SIZE.json and, with --docs, into docs/scaling.md under
+"A million products". The OS file cache is left as it is (warm after the build); --cold drops
+the index's files from it before serving, as after a reboot.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs" / "benchmarks.md"
+DOCS = ROOT / "docs" / "scaling.md"
 HEADING = "## A million products"
 END_MARK = "<!-- end of the table benchmarks/scale.py writes -->"
 STEPS = ("catalog", "build", "vectors", "sessions", "serve", "people", "understanding")
@@ -424,7 +430,7 @@ def _folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
-# -- the table in docs/benchmarks.md ------------------------------------------------------
+# -- the table in docs/scaling.md --------------------------------------------------------
 
 
 def write_docs(work: Path, command: str) -> None:
