@@ -4,6 +4,7 @@ built once, memory-mapped, fingerprinted, rebuilt when broken, never a reason to
 from __future__ import annotations
 
 import logging
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,8 @@ def test_past_the_scan_size_rows_are_read_from_the_file(saved, monkeypatch) -> N
     exact = np.asarray(matrix, dtype=np.float32)
     query = exact[5]
     assert np.array_equal(vectors.similarity(query, rows), exact[rows] @ query)
+    copy = pickle.loads(pickle.dumps(vectors))  # another process opens the file anew
+    assert np.array_equal(copy.similarity(query, rows), exact[rows] @ query)
     assert np.allclose(
         vectors.mean(rows[:2]), (exact[3999] + exact[0]) / np.linalg.norm(exact[3999] + exact[0])
     )

@@ -185,7 +185,11 @@ class _RowFile:
     """Rows of a saved float16 matrix read with pread: in the page cache, not in the process."""
 
     def __init__(self, path: str, offset: int, dim: int) -> None:
-        self._fd, self._offset, self._dim = os.open(path, os.O_RDONLY), offset, dim
+        self._path, self._offset, self._dim = path, offset, dim
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self._path, self._offset, self._dim))  # reopened, not a stale fd
 
     @classmethod
     def of(cls, matrix: np.ndarray) -> _RowFile | None:
@@ -202,7 +206,8 @@ class _RowFile:
         return out.astype(np.float32)
 
     def __del__(self) -> None:
-        os.close(self._fd)
+        if hasattr(self, "_fd"):
+            os.close(self._fd)
 
 
 def scannable(matrix: np.ndarray) -> bool:
