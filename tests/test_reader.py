@@ -16,6 +16,7 @@ from shopcopilot.reader import model as reader_model
 from shopcopilot.reader.doc import Span, make_doc
 from shopcopilot.reader.features import bio, spans_of
 from shopcopilot.reader.train import TRAIN_DIR, TrainingDataError, examples, train
+from shopcopilot.state.spans import talk
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,6 +58,35 @@ def test_the_shipped_model_reads_an_item_a_negation_and_a_budget():
     assert items and items[0].value == "Dresses"
     assert any(doc.words(s) == "white" and doc.negated(s) for s in doc.of("color"))
     assert [doc.words(s) for s in doc.of("budget")] == ["under $80"]
+
+
+def test_a_fragment_the_reader_marks_nothing_in_is_talk():
+    doc = make_doc("sandals please, so proud of him!! and with a wide strap")
+    doc.spans = [Span(0, 7, "item"), Span(43, 53, "feature")]
+    assert talk(doc, "so proud of him!!")
+    assert not talk(doc, "and with a wide strap")  # the reader marked "wide strap"
+    assert not talk(doc, "a phrase not in the message") and not talk(None, "so proud")
+    assert talk(doc, "and with a wide strap", read=[(50, 55)])  # its one mark read already
+
+
+@pytest.mark.parametrize(
+    ("message", "chatter", "wish"),
+    [
+        ("he's a man, these say for women. I need long sleeve ones", "these say for women", ""),
+        (
+            "so proud of him lol, cleats for my son with a wide toe box",
+            "so proud of him lol",
+            "with a wide toe box",
+        ),
+    ],
+)
+def test_the_shipped_reader_tells_talk_from_a_wish(message, chatter, wish):
+    reader = reader_model.shipped()
+    assert reader is not None
+    doc = reader.read(message)
+    women = message.find("women")
+    assert talk(doc, chatter, read=[(women, women + 5)] if women >= 0 else [])
+    assert not wish or not talk(doc, wish)
 
 
 def test_a_broken_model_is_refused_with_the_file_named(tmp_path):
@@ -136,3 +166,21 @@ def test_the_disjointness_check_finds_a_near_copy(tmp_path):
     ]
     found = train_disjoint.clashes(train, measured, 5)
     assert [line.split(":")[1] for line in found] == ["1", "2"]
+
+
+def test_what_the_reader_reads_as_a_feature_is_no_new_item():
+    from types import SimpleNamespace
+
+    from shopcopilot.state.spans import apply_spans
+
+    reader = reader_model.shipped()
+    assert reader is not None
+    doc = reader.read("could you show me ones with pockets?")
+    assert [(doc.words(s), s.label) for s in doc.spans] == [("pockets", "feature")]
+    # The rules took "pockets" for the item; with an item known, the reader's reading wins.
+    later = SimpleNamespace(category_text="pockets", item_node=None, item_p=0.0)
+    apply_spans(doc, later, item_known=True)
+    assert later.category_text == ""
+    first = SimpleNamespace(category_text="pockets", item_node=None, item_p=0.0)
+    apply_spans(doc, first, item_known=False)  # with no item yet, the words stay the item
+    assert first.category_text == "pockets"

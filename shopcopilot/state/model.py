@@ -62,7 +62,8 @@ class Fragment:
     epoch: int
     level: Level = Level.SOFT
     status: Status = Status.ACTIVE
-    # Every word of it was read as a typed reading too ("size 18"): kept for the search only.
+    # It asks nothing of its own: every word of it was read as a typed reading too ("size 18"),
+    # or the learned reader marks nothing in it ("so proud!!"). Kept for the search only.
     covered: bool = False
 
     @classmethod

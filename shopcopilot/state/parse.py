@@ -153,7 +153,7 @@ def parse_message(
     if reader is not None:
         asked = {"category": "item"}.get(last_question or "", last_question)
         obs.doc = reader.read(text, {"asked": asked, "shown": shown})
-        apply_spans(obs.doc, obs)
+        apply_spans(obs.doc, obs, item_known=bool(current_item))
     return obs
 
 

@@ -28,6 +28,7 @@ from .model import (
 )
 from .parse import Observation, parse_message
 from .readings import covered, readings, typed_spans
+from .spans import talk
 
 # A shopper wants one of these at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({Facet.DEPARTMENT, Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.BRAND})
@@ -106,7 +107,13 @@ def update(
     spans = typed_spans(obs) if obs.fragments else []
     for text in obs.fragments:
         new.fragments.append(
-            Fragment(text, turn, new.epoch, level, covered=covered(obs, text, spans))
+            Fragment(
+                text,
+                turn,
+                new.epoch,
+                level,
+                covered=covered(obs, text, spans) or talk(obs.doc, text, spans),
+            )
         )
         diff.fragments.append(text)
     new.history.append(Turn(turn=turn, user=message))
