@@ -18,7 +18,7 @@ import numpy as np
 from .dialogue import DialogueSettings, decide
 from .dialogue.answers import Answer, answer
 from .dialogue.examples import starters
-from .dialogue.replies import change_lead, say
+from .dialogue.replies import change_lead, say, unrelaxed
 from .dialogue.wording import question_text, relaxed_text
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
@@ -311,7 +311,7 @@ class Agent:
                 return decision
         if ranked.spread:
             return decision  # the spread's own invitation: "Which one comes closest?"
-        now, earlier = requirements(state), requirements(before)
+        now, earlier = unrelaxed(requirements(state), ranked.relaxed), requirements(before)
         new_item = bool(before.history) and _item_changed(before, state)
         left_out = (
             [r["value"] for r in diff.replaced if _bound_to_item(r, state)] if new_item else []

@@ -107,6 +107,8 @@ def test_a_requirement_nothing_meets_is_relaxed_and_said(person, say):
     ids = _ids(response)
     assert ids[0].startswith("MH")  # the item the shopper named, not a women's running shoe
     assert "Nothing I found is for women" in response["message"]
+    # ...and is not then said to hold: "I found 10 hiking boots, for women" would be untrue.
+    assert response["message"].count("for women") == 1
     for card in response["recommendations"]:
         if card["parent_asin"].startswith("MH"):
             assert "not for women (nothing found is)" in card["reason"]

@@ -82,6 +82,13 @@ def change_lead(
     return lead
 
 
+def unrelaxed(requirements: Sequence[Requirement], relaxed: Sequence[str]) -> list[Requirement]:
+    """The requirements the list meets: not those relaxed this turn ("for baby", "in blue"),
+    which the reply names as relaxed instead of as held."""
+    gone = set(relaxed)
+    return [r for r in requirements if not {_phrase(r), f"in {r.value}"} & gone]
+
+
 def _held(requirements: Sequence[Requirement], item: str) -> str:
     ranked = sorted(
         (r for r in requirements if r.facet in HOLDS_FIRST or r.negated),
