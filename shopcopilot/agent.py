@@ -391,11 +391,11 @@ class Agent:
     ):
         with tracer.stage("rank") as event:
             # People see what is still best again (new matches are marked), but for a spread
-            # after blank answers; the benchmark's protocol never shows a product twice in an
-            # epoch.
+            # after blank answers and for a product said to cost too much or too little; the
+            # benchmark's protocol never shows a product twice in an epoch.
             shown = state.shown_this_epoch()
             if self.settings.people and blank_streak(state) < self.settings.ranking.spread_after:
-                shown = []
+                shown = state.priced_out()
             seen = set(shown) | set(state.turned_down())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
@@ -405,18 +405,25 @@ class Agent:
                 if meaning is not None and self.vectors is not None
                 else None
             )
-            ranked = rerank(
-                state,
-                self.features,
-                rows,
-                candidates.scores,
-                self.settings.ranking,
-                exclude=seen,
-                limit=keep,
-                explain_top=EXPLAINED if tracer.detailed else 0,
-                semantic=semantic,
-                kind=self._kind(state),
-            )
+
+            def ranked_without(exclude: set[str]):
+                return rerank(
+                    state,
+                    self.features,
+                    rows,
+                    candidates.scores,
+                    self.settings.ranking,
+                    exclude=exclude,
+                    limit=keep,
+                    explain_top=EXPLAINED if tracer.detailed else 0,
+                    semantic=semantic,
+                    kind=self._kind(state),
+                )
+
+            ranked = ranked_without(seen)
+            if not len(ranked) and self.settings.people and state.priced_out():
+                # Nothing else at that price: the one said to cost too much is still the best.
+                ranked = ranked_without(seen - set(state.priced_out()))
             if tracer.detailed:
                 lexical_order = self.index.store.asins_for_rows(
                     candidates.best_rows(len(candidates))

@@ -146,3 +146,13 @@ def test_a_price_said_as_a_goal_holds_as_a_band_around_it(person, say):
     assert "WR0" in _ids(say(loose, said))  # the $30 one, shown without the band
     ids = _ids(say(person, said))
     assert {"WR1", "WR2"} <= set(ids) and "WR0" not in ids
+
+
+def test_a_product_said_to_cost_too_much_is_not_shown_again(person, say):
+    said = "women's road running shoes"
+    before = _ids(say(person, said))
+    assert before[:2] == ["WR0", "WR1"]  # $30 and $42
+    after = _ids(say(person, said, "the second one is too expensive"))
+    assert after and "WR1" not in after and "WR0" in after  # the $42 one, not at "up to $42"
+    # With nothing cheaper than the one said to cost too much, it is still shown.
+    assert _ids(say(person, said, "the first one is too expensive")) == ["WR0"]

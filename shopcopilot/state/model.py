@@ -211,6 +211,16 @@ class ShoppingState:
         """Ids of products the shopper rejected as a list ("none of these"), in any epoch."""
         return [i for r in self.critiques if r.kind == "none_of_these" for i in r.products]
 
+    def priced_out(self) -> list[str]:
+        """Ids of products said to cost too much or too little this epoch ("the first one is
+        too expensive", "the second one but cheaper"): what is asked for is another price."""
+        return [
+            i
+            for r in self.critiques
+            if r.kind in ("cheaper", "pricier") and r.epoch == self.epoch
+            for i in r.products
+        ]
+
     def last_question(self) -> str | None:
         return self.questions[-1][1] if self.questions else None
 
