@@ -156,3 +156,53 @@ def test_a_product_said_to_cost_too_much_is_not_shown_again(person, say):
     assert after and "WR1" not in after and "WR0" in after  # the $42 one, not at "up to $42"
     # With nothing cheaper than the one said to cost too much, it is still shown.
     assert _ids(say(person, said, "the first one is too expensive")) == ["WR0"]
+
+
+BABY = [TOP, "Baby", "Baby Girls", "Clothing", "Footies & Rompers", "Footies"]
+BABY_BOYS = [TOP, "Baby", "Baby Boys", "Clothing", "Footies & Rompers", "Footies"]
+BABY_ANY = [TOP, "Baby", "Clothing", "Footies & Rompers", "Footies"]
+
+
+@pytest.fixture(scope="module")
+def nursery(person_on, catalog_record) -> Agent:
+    baby = {"Department": "Baby"}
+    return person_on(
+        [
+            catalog_record(
+                f"BB{n}",
+                f"Baby Boys' Footie Pajamas {name}",
+                price=15.0 + n,
+                categories=BABY_BOYS,
+                details=baby,
+                rating_number=5000,
+            )
+            for n, name in enumerate(["Fox", "Bear", "Owl"])
+        ]
+        + [
+            catalog_record(
+                f"BG{n}",
+                f"Baby Girls' Footie Pajamas {name}",
+                price=16.0 + n,
+                categories=BABY,
+                details=baby,
+                rating_number=5,
+            )
+            for n, name in enumerate(["Daisy", "Fawn"])
+        ]
+        + [
+            catalog_record(
+                "BU0",
+                "Footie Pajamas for Baby, Stars",
+                price=14.0,
+                categories=BABY_ANY,
+                details=baby,
+            )
+        ]
+    )
+
+
+def test_a_babys_gender_holds_while_the_kind_has_it(nursery, say):
+    ids = _ids(say(nursery, "footie pajamas for my 9 month old daughter"))
+    assert set(ids) == {"BG0", "BG1", "BU0"}  # girls' and unisex, however well the boys' rate
+    ids = _ids(say(nursery, "footie pajamas for my 6 month old son"))
+    assert set(ids) == {"BB0", "BB1", "BB2", "BU0"}

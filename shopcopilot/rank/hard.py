@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..index.text import stem
 from ..state.budget import around
 from ..state.model import Constraint, ShoppingState
 from ..terms import Attribute, Level
@@ -61,6 +62,9 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
         wanted = [v for c in values if c.data.get("facet") == facet for v in _held_values(c)]
         if wanted:
             out.append(_values(facet, tuple(dict.fromkeys(wanted))))
+    genders = {c.data["gender"] for c in values if c.data.get("gender") in BABY_WORDS}
+    if len(genders) == 1:
+        out.append(_babys_gender(genders.pop()))
     # A price said as a goal ("around $100") holds too, as a band around it.
     budgets = [c for c in state.active() if c.level in (Level.HARD, Level.GOAL)]
     out += [_budget(c) for c in budgets if c.attribute == Attribute.BUDGET and _limits(c)]
@@ -193,6 +197,22 @@ _LABELS: dict[str, Callable[[str], str]] = {
     "color": lambda v: f"in {v}",
     "material": lambda v: f"in {v}",
 }
+
+
+# A baby's products name the gender in their words ("Baby Girls' ...") or none (unisex).
+BABY_WORDS = {"female": ("girl", "boy"), "male": ("boy", "girl")}
+
+
+def _babys_gender(gender: str) -> Requirement:
+    """ "My 18 month old daughter": not a product for baby boys, while a girls' or unisex one
+    of the kind is there."""
+    own, other = (stem(w) for w in BABY_WORDS[gender])
+    label = f"for a {BABY_WORDS[gender][0]}"
+
+    def violated(batch: Batch) -> np.ndarray:
+        return batch.has[other] & ~batch.has[own]
+
+    return Requirement(label, f"for a {BABY_WORDS[gender][1]}", violated, (own, other))
 
 
 def _rejection(facet: str, value: str) -> Requirement:

@@ -421,6 +421,20 @@ def apply_audience(
     if changed:
         wanted = department_for(state, cues())
         _apply_department(state, wanted, level, new_person and change_of_mind, diff)
+        _note_babys_gender(state)
+
+
+def _note_babys_gender(state: ShoppingState) -> None:
+    """A baby's department names no gender ("baby"); the gender said of the child ("my 18
+    month old daughter") goes with it, for the list to hold (rank/hard.py)."""
+    gender = _gender_of(state.audience, cues())
+    for constraint in state.active():
+        if constraint.data.get("facet") == Facet.DEPARTMENT and constraint.value == "baby":
+            constraint.data = (
+                {**constraint.data, "gender": gender}
+                if gender
+                else {k: v for k, v in constraint.data.items() if k != "gender"}
+            )
 
 
 def _update_audience(
