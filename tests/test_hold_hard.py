@@ -206,3 +206,69 @@ def test_a_babys_gender_holds_while_the_kind_has_it(nursery, say):
     assert set(ids) == {"BG0", "BG1", "BU0"}  # girls' and unisex, however well the boys' rate
     ids = _ids(say(nursery, "footie pajamas for my 6 month old son"))
     assert set(ids) == {"BB0", "BB1", "BB2", "BU0"}
+
+
+@pytest.fixture(scope="module")
+def family(person_on, catalog_record) -> Agent:
+    women, baby, girls = {"Department": "Womens"}, {"Department": "Baby"}, {"Department": "Girls"}
+    one_pieces = [TOP, "Women", "Clothing", "Swimsuits & Cover Ups", "One-Pieces"]
+    baby_swim = [TOP, "Baby", "Baby Girls", "Clothing", "Swim", "Cover-Up Sets"]
+    leggings = [TOP, "Women", "Clothing", "Active", "Leggings"]
+    tees = [TOP, "Girls", "Clothing", "Tops & Tees", "T-Shirts"]
+    return person_on(
+        [
+            catalog_record(
+                f"WS{n}",
+                f"Women's One Piece Swimsuit {n}",
+                price=30.0 + n,
+                categories=one_pieces,
+                details=women,
+                rating_number=5000,
+            )
+            for n in range(6)
+        ]
+        + [
+            catalog_record(
+                f"BS{n}",
+                f"Baby Girls' Ruffle Swimsuit Set {n}",
+                price=15.0 + n,
+                categories=baby_swim,
+                details=baby,
+            )
+            for n in range(3)
+        ]
+        + [
+            catalog_record(
+                f"WL{n}",
+                f"Women's High Waist Leggings {n}",
+                price=20.0 + n,
+                categories=leggings,
+                details=women,
+            )
+            for n in range(3)
+        ]
+        + [
+            catalog_record(
+                "GT0",
+                "Girls' Ribbed T-Shirt for Leggings",
+                price=12.0,
+                categories=tees,
+                details=girls,
+            )
+        ]
+    )
+
+
+def test_a_childs_department_holds_when_it_has_the_kind_under_other_leaves(
+    family, say, monkeypatch
+):
+    # As a catalog's categoriser reads "swimsuit" at scale: the grown-ups' leaf, sure of it.
+    monkeypatch.setattr(family, "_kind", lambda state: frozenset({"One-Pieces"}))
+    response = say(family, "a swimsuit for my 18 month old daughter")
+    assert set(_ids(response)) == {"BS0", "BS1", "BS2"}  # never a woman's one-piece
+    assert "relaxed" not in response["message"]
+    monkeypatch.undo()
+    # One girls' product that merely mentions leggings is no girls' leggings: the kind holds.
+    response = say(family, "leggings for my 6 year old daughter")
+    assert _ids(response)[0].startswith("WL") and "GT0" not in _ids(response)[:3]
+    assert "Nothing I found is for girls" in response["message"]

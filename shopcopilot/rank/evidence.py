@@ -52,6 +52,12 @@ class Batch:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def titled(self, word: str) -> np.ndarray:
+        """Per candidate: does a word of its title begin with `word` ("swimsuit": "Swimsuits")?"""
+        found = np.asarray(self.features.find(f" {word}".encode(), self.rows), dtype=np.int64)
+        ends = np.asarray(self.features.find(b" | ", self.rows), dtype=np.int64)
+        return (found >= 0) & ((found < ends) | (ends < 0))  # a title and nothing else: all of it
+
     def listed(self, facet: str, value: str) -> np.ndarray:
         """Per candidate: is `value` among its `facet` values (colors, sizes, ...)?"""
         value_id = self.features.value_id.get(value)

@@ -40,6 +40,7 @@ class Requirement:
     facet: str = ""  # the stated value's facet, for a value requirement
     said: Callable[[Batch], np.ndarray] | None = None  # per candidate: does it name the value?
     filed: Callable[[Batch], np.ndarray] | None = None  # ...is it filed under the department?
+    young: bool = False  # a child's department: nothing of a grown-up's fits, whatever its kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +62,7 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
     for facet in FACETS:
         wanted = [v for c in values if c.data.get("facet") == facet for v in _held_values(c)]
         if wanted:
-            out.append(_values(facet, tuple(dict.fromkeys(wanted))))
+            out.append(_values(facet, tuple(dict.fromkeys(wanted)), _grown_up(state)))
     genders = {c.data["gender"] for c in values if c.data.get("gender") in BABY_WORDS}
     if len(genders) == 1:
         out.append(_babys_gender(genders.pop()))
@@ -85,16 +86,17 @@ def hold(
     batch: Batch,
     category: np.ndarray,
     eligible: np.ndarray,
+    item_words: tuple[str, ...] = (),
 ) -> Held:
     """The `eligible` candidates meeting every requirement that some candidate of the wanted
     kind meets along with those kept before it. The kind: the leaves of the candidates whose
     `category` match is among the best KIND_FROM and not weak (any kind, when no item was
-    named)."""
+    named). `item_words`: the stems of the item asked for."""
     if not len(eligible):
         return Held(eligible, (), np.zeros(len(batch), dtype=np.int64))
     requirements = list(requirements)
     item = np.zeros(len(batch), dtype=bool)
-    pool = _of_the_department(requirements, batch, eligible, category)
+    pool = _of_the_department(requirements, batch, eligible, category, item_words)
     matches = category[pool]
     # A weak match never defines the kind, however few the candidates.
     floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)
@@ -119,26 +121,53 @@ def hold(
 
 
 def _of_the_department(
-    requirements: list[Requirement], batch: Batch, eligible: np.ndarray, category: np.ndarray
+    requirements: list[Requirement],
+    batch: Batch,
+    eligible: np.ndarray,
+    category: np.ndarray,
+    item_words: tuple[str, ...] = (),
 ) -> np.ndarray:
     """The candidates the kind is read from: those of the department asked for, when some match
     the item not weakly beside the best ("women's pajama set": the women's kind, not the
     boys' one that matches the words best; but "hiking boots for women", where no women's boot
-    is, stays boots)."""
+    is, stays boots). A child's department holds too when the titles of a few of its products
+    name the item: a swimsuit for an 18-month-old is the babies' swimwear ("Baby Girls'
+    Swimsuit Set", filed under other leaves than the grown-ups' swimsuits), never a woman's
+    one-piece; but girls' leggings, where the girls' products do not (one "T-Shirt for Leggings"
+    is no kind), stay leggings."""
     for requirement in requirements:
         if requirement.filed is not None:
             # Those filed under the department, not those that merely name none.
             meets = eligible[requirement.filed(batch)[eligible]]
             if len(meets) and category[meets].max() >= category[eligible].max() * AS_WELL:
                 return meets
+            if len(meets) and requirement.young:
+                titled = meets[_titled(batch, item_words)[meets]]
+                if len(titled) >= A_KIND:
+                    return titled  # the kind: the leaves of the child's products so called
     return eligible
 
 
+def _titled(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
+    """Per candidate: does its title name every one of `stems` (none: no)?"""
+    out = np.full(len(batch), bool(stems))
+    for word in stems:
+        out &= batch.titled(word)
+    return out
+
+
 KIND_FIRST = 100  # above any count of colours and materials named
+A_KIND = 3  # products a child's department must call by the item's name (not one "for leggings")
 AS_WELL = WEAK / 2  # a department whose best item match is this close reads the kind
 
 
-def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
+def _grown_up(state: ShoppingState) -> bool:
+    """Might the person wear a grown-up's size (a teen, or an age not said)?"""
+    age = state.audience.age_group
+    return age is not None and age.value in ("teen", "adult")
+
+
+def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requirement:
     label = _LABELS[facet](" or ".join(wanted))
 
     def said(batch: Batch) -> np.ndarray:
@@ -172,7 +201,11 @@ def _values(facet: str, wanted: tuple[str, ...]) -> Requirement:
         facet,
         said if named else None,
         filed if facet == "department" else None,
+        facet == "department" and not grown_up and all(v in YOUNG for v in wanted),
     )
+
+
+YOUNG = frozenset({"baby", "girls", "boys", "kids"})  # departments a grown-up's product never fits
 
 
 # A product's colours and materials are read from its details and miss some its own words name

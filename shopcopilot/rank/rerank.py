@@ -255,7 +255,8 @@ def rerank(
     relaxed: tuple[Requirement, ...] = ()
     tier = None
     if weights.hold_hard:
-        held = hold(hard, batch, columns.parts["category"], eligible)
+        item = tuple(word for word, _ in needs.categories[-1].words) if needs.categories else ()
+        held = hold(hard, batch, columns.parts["category"], eligible, item)
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
     add_prominence(columns, probes, batch, weights, eligible, limit)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
