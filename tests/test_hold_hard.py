@@ -256,6 +256,24 @@ def family(person_on, catalog_record) -> Agent:
                 details=girls,
             )
         ]
+        + [
+            catalog_record(
+                f"WD{n}",
+                f"Women's {sleeve} Summer Dress {n}",
+                price=40.0 + n,
+                categories=[TOP, "Women", "Clothing", "Dresses", "Casual"],
+                details=women,
+                rating_number=rating,
+            )
+            for n, (sleeve, rating) in enumerate(
+                [
+                    ("Sleeveless", 9000),
+                    ("Long Sleeve", 8000),
+                    ("Short Sleeve", 5),
+                    ("Short Sleeve", 4),
+                ]
+            )
+        ]
     )
 
 
@@ -272,3 +290,16 @@ def test_a_childs_department_holds_when_it_has_the_kind_under_other_leaves(
     response = say(family, "leggings for my 6 year old daughter")
     assert _ids(response)[0].startswith("WL") and "GT0" not in _ids(response)[:3]
     assert "Nothing I found is for girls" in response["message"]
+
+
+def test_a_style_asked_for_holds_against_its_opposites(family, say):
+    def dresses(*said: str) -> list[str]:
+        return [i for i in _ids(say(family, *said)) if i.startswith("WD")]
+
+    # Not the sleeveless or the long-sleeved one, however well rated.
+    assert dresses("a summer dress for women", "with short sleeves please") == ["WD2", "WD3"]
+    assert set(dresses("a women's summer dress, sleeveless or short sleeve")) == {
+        "WD0",
+        "WD2",
+        "WD3",
+    }

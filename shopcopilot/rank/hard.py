@@ -63,6 +63,10 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
         wanted = [v for c in values if c.data.get("facet") == facet for v in _held_values(c)]
         if wanted:
             out.append(_values(facet, tuple(dict.fromkeys(wanted)), _grown_up(state)))
+    styles = {c.value for c in values if c.data.get("facet") == "style"}
+    for group in EXCLUSIVE:
+        if wanted_styles := tuple(v for v in group if v in styles):
+            out.append(_exclusive_style(wanted_styles, group))
     genders = {c.data["gender"] for c in values if c.data.get("gender") in BABY_WORDS}
     if len(genders) == 1:
         out.append(_babys_gender(genders.pop()))
@@ -230,6 +234,33 @@ _LABELS: dict[str, Callable[[str], str]] = {
     "color": lambda v: f"in {v}",
     "material": lambda v: f"in {v}",
 }
+
+
+# Styles a product has one of: a product listing another of the group and not the one asked
+# for contradicts it ("short sleeve": not a sleeveless dress; "high waist": not low rise).
+EXCLUSIVE = (
+    ("long sleeve", "short sleeve", "3/4 sleeve", "sleeveless"),
+    ("high waist", "mid rise", "low rise"),
+    ("maxi", "midi", "mini"),
+    ("skinny", "straight leg", "bootcut", "wide leg", "flare"),
+    ("high top", "low top"),
+)
+
+
+def _exclusive_style(wanted: tuple[str, ...], group: tuple[str, ...]) -> Requirement:
+    """ "bootcut or flared": a product naming neither but another leg (skinny) contradicts it."""
+
+    def has_any(batch: Batch, styles: Iterable[str]) -> np.ndarray:
+        out = np.zeros(len(batch), dtype=bool)
+        for style in styles:
+            out |= batch.listed("styles", style) | batch.says(style)
+        return out
+
+    def violated(batch: Batch) -> np.ndarray:
+        return has_any(batch, (v for v in group if v not in wanted)) & ~has_any(batch, wanted)
+
+    label = " or ".join(wanted)
+    return Requirement(label, f"not {label}", violated, facet="style")
 
 
 # A baby's products name the gender in their words ("Baby Girls' ...") or none (unisex).
