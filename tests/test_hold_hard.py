@@ -303,3 +303,9 @@ def test_a_style_asked_for_holds_against_its_opposites(family, say):
         "WD2",
         "WD3",
     }
+
+
+def test_a_guessed_department_still_turns_down_the_other_half(person, say):
+    # "For my dad": men's is a guess (unisex would do), but a women's shoe never is.
+    ids = _ids(say(person, "trail running shoes for my dad"))
+    assert ids and not any(i.startswith("W") for i in ids)

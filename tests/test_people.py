@@ -236,3 +236,18 @@ def test_what_still_holds_names_each_requirement_once_and_rightly():
     # "blue" is in the item's own words: left out, and the others keep their own phrasing.
     assert _held(held, "blue dresses") == "under $60 and for women"
     assert _held(held, "dresses") == "under $60, in blue and for women"
+
+
+@pytest.mark.parametrize(
+    ("item", "many"),
+    [
+        ("scarf", "scarves"),
+        ("silk scarf", "silk scarves"),
+        ("dress", "dresses"),
+        ("hiking", "hiking options"),
+    ],
+)
+def test_the_item_said_as_many(item, many):
+    from shopcopilot.dialogue.replies import plural
+
+    assert plural(item) == many

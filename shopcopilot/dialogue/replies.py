@@ -40,6 +40,8 @@ def item_words(state: ShoppingState) -> str:
 def plural(words: str) -> str:
     """'jacket' -> 'jackets', 'dress' -> 'dresses', 'hiking' -> 'hiking options'."""
     last = words.split()[-1] if words.split() else ""
+    if last in _IRREGULAR:
+        return words[: len(words) - len(last)] + _IRREGULAR[last]
     if last.endswith(("ss", "x", "ch", "sh")):
         return words + "es"
     if not last or last.endswith(("s", "wear", "ing")) or not last.isalpha():
@@ -47,6 +49,9 @@ def plural(words: str) -> str:
     if last.endswith("y") and last[-2:-1] not in "aeiou":
         return words[:-1] + "ies"
     return words + "s"
+
+
+_IRREGULAR = {"scarf": "scarves", "knife": "knives", "thief": "thieves", "leaf": "leaves"}
 
 
 def change_lead(

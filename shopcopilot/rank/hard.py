@@ -59,6 +59,10 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
     budget."""
     out = [_rejection(r.attribute, r.value) for r in state.rejected]
     values = [c for c in state.active() if c.level == Level.HARD]
+    guessed = [c for c in state.active() if c.data.get("facet") == "department"]
+    if not any(c.level == Level.HARD for c in guessed):
+        # "For my dad": men's, a guess (unisex will do), but never women's.
+        out += [_not_other_half(c.value) for c in guessed[-1:] if c.value in OTHER_HALF]
     for facet in FACETS:
         wanted = [v for c in values if c.data.get("facet") == facet for v in _held_values(c)]
         if wanted:
@@ -234,6 +238,19 @@ _LABELS: dict[str, Callable[[str], str]] = {
     "color": lambda v: f"in {v}",
     "material": lambda v: f"in {v}",
 }
+
+
+OTHER_HALF = {"men": "women", "women": "men"}
+
+
+def _not_other_half(value: str) -> Requirement:
+    other = OTHER_HALF[value]
+    return Requirement(
+        f"for {value}",
+        f"for {other}",
+        lambda batch: batch.code_is("department", (other,)),
+        facet="department",
+    )
 
 
 # Styles a product has one of: a product listing another of the group and not the one asked
