@@ -534,3 +534,16 @@ def test_a_question_about_one_shown_product_leaves_no_words_to_search(lexicon):
     state, diffs = played(lexicon, "I need a wallet", "do you have the second one in a medium?")
     assert diffs[-1].fragments == []
     assert [r["positions"] for r in diffs[-1].references] == [[2]]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("the third one but in black", {"black"}),  # instead of red
+        ("#3 but black", {"black"}),
+        ("the third one, and black is fine too", {"red", "black"}),  # no change to #3: both
+    ],
+)
+def test_a_value_said_as_the_change_to_a_product_replaces_that_facet(lexicon, said, kept):
+    state, _ = played(lexicon, "I need a red wallet", said)
+    assert {c.value for c in state.active() if c.data.get("facet") == "color"} == kept

@@ -273,7 +273,23 @@ def _contrasted_values(state: ShoppingState, obs: Observation) -> set[tuple[str,
                 # one, unless the two are listed together ("actually, black or navy").
                 if _CONTRAST.search(between) or obs.override and not _LISTED_WITH.match(between):
                     contrasted.add((facet, old.value))
+        if earlier and any(_but_of_a_product(obs, m) for m in said if m.value not in earlier):
+            contrasted |= {(facet, value) for value in earlier}  # "the third one but in green"
     return contrasted
+
+
+# The words that may join a pointer to the value that changes it ("the third one but in green").
+_BUT_JOIN = frozenset({"but", "in", "with", "made", "of", "only", "just", "a", "an", "the"})
+
+
+def _but_of_a_product(obs: Observation, mention: Mention) -> bool:
+    """Is the value said as the change to a product pointed at ("#2 but in green", "the third
+    one, but with a hood")? It replaces what was asked of that facet before."""
+    for pointer in obs.shown_talk.pointers:
+        between = tokens(obs.text[pointer.end : mention.start])
+        if pointer.end <= mention.start and "but" in between and set(between) <= _BUT_JOIN:
+            return True
+    return False
 
 
 def _replace_contrasted(
