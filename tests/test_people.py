@@ -113,6 +113,13 @@ def test_the_cheapest_and_a_side_by_side_come_from_the_list_shown(person):
     assert all(f"${p:.2f}" in compared.response["message"] for p in prices[:2])
 
 
+def test_the_best_rated_is_named_with_its_rating_once(person):
+    _, best = _turns(person, "a dress", "which one has the best reviews?")
+    message = best.response["message"]
+    assert "is the best rated: " in message and "is rated" not in message
+    assert " out of 5" in message or "no rating yet" in message
+
+
 def test_an_ordinal_past_the_list_and_a_question_before_any_list_get_a_clear_reply(person):
     _, past = _turns(person, "a dress", "how much is the 12th one?")
     assert "no #12" in past.response["message"]

@@ -164,7 +164,8 @@ def _extreme(fact: str, shown: Sequence[Product], among: tuple[int, ...]) -> Ans
             rated, key=lambda p: (shown[p - 1].average_rating, shown[p - 1].rating_number or 0)
         )
         product = shown[best - 1]
-        text = f"#{best} ({_short(product)}) is the best rated: {_rating_text(product)}."
+        rating = _rating_text(product).removeprefix("is rated ")
+        text = f"#{best} ({_short(product)}) is the best rated: {rating}."
         return Answer((best,), (product.parent_asin,), fact, text)
     priced = [p for p in among if shown[p - 1].price is not None]
     if not priced:
