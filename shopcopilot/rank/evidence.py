@@ -58,11 +58,6 @@ class Batch:
         ends = np.asarray(self.features.find(b" | ", self.rows), dtype=np.int64)
         return (found >= 0) & ((found < ends) | (ends < 0))  # a title and nothing else: all of it
 
-    def says(self, phrase: str) -> np.ndarray:
-        """Per candidate: do its words hold `phrase` ("long sleeve"), word for word?"""
-        key = f" {' '.join(tokens(phrase))} ".encode()
-        return np.asarray(self.features.find(key, self.rows), dtype=np.int64) >= 0
-
     def listed(self, facet: str, value: str) -> np.ndarray:
         """Per candidate: is `value` among its `facet` values (colors, sizes, ...)?"""
         value_id = self.features.value_id.get(value)

@@ -268,9 +268,10 @@ def _exclusive_style(wanted: tuple[str, ...], group: tuple[str, ...]) -> Require
     """ "bootcut or flared": a product naming neither but another leg (skinny) contradicts it."""
 
     def has_any(batch: Batch, styles: Iterable[str]) -> np.ndarray:
+        # The styles the listing's words were read as (title, details, description) already.
         out = np.zeros(len(batch), dtype=bool)
         for style in styles:
-            out |= batch.listed("styles", style) | batch.says(style)
+            out |= batch.listed("styles", style)
         return out
 
     def violated(batch: Batch) -> np.ndarray:
