@@ -163,41 +163,33 @@ BABY_BOYS = [TOP, "Baby", "Baby Boys", "Clothing", "Footies & Rompers", "Footies
 BABY_ANY = [TOP, "Baby", "Clothing", "Footies & Rompers", "Footies"]
 
 
+def _kind(record, code: str, title: str, price: float, categories, details, count=3, **more):
+    """`count` products of one kind: CODE0.., "TITLE 0".., a dollar apart."""
+    return [
+        record(
+            f"{code}{n}",
+            f"{title} {n}",
+            price=price + n,
+            categories=categories,
+            details=details,
+            **more,
+        )
+        for n in range(count)
+    ]
+
+
 @pytest.fixture(scope="module")
 def nursery(person_on, catalog_record) -> Agent:
     baby = {"Department": "Baby"}
+    pajamas = "Footie Pajamas"
     return person_on(
-        [
-            catalog_record(
-                f"BB{n}",
-                f"Baby Boys' Footie Pajamas {name}",
-                price=15.0 + n,
-                categories=BABY_BOYS,
-                details=baby,
-                rating_number=5000,
-            )
-            for n, name in enumerate(["Fox", "Bear", "Owl"])
-        ]
-        + [
-            catalog_record(
-                f"BG{n}",
-                f"Baby Girls' Footie Pajamas {name}",
-                price=16.0 + n,
-                categories=BABY,
-                details=baby,
-                rating_number=5,
-            )
-            for n, name in enumerate(["Daisy", "Fawn"])
-        ]
-        + [
-            catalog_record(
-                "BU0",
-                "Footie Pajamas for Baby, Stars",
-                price=14.0,
-                categories=BABY_ANY,
-                details=baby,
-            )
-        ]
+        _kind(
+            catalog_record, "BB", f"Baby Boys' {pajamas}", 15.0, BABY_BOYS, baby, rating_number=5000
+        )
+        + _kind(
+            catalog_record, "BG", f"Baby Girls' {pajamas}", 16.0, BABY, baby, 2, rating_number=5
+        )
+        + _kind(catalog_record, "BU", f"{pajamas} for Baby, Stars", 14.0, BABY_ANY, baby, 1)
     )
 
 
@@ -215,38 +207,27 @@ def family(person_on, catalog_record) -> Agent:
     baby_swim = [TOP, "Baby", "Baby Girls", "Clothing", "Swim", "Cover-Up Sets"]
     leggings = [TOP, "Women", "Clothing", "Active", "Leggings"]
     tees = [TOP, "Girls", "Clothing", "Tops & Tees", "T-Shirts"]
+
+    sleeves = [
+        ("Sleeveless", 9000),
+        ("Long Sleeve", 8000),
+        ("Short Sleeve", 5),
+        ("Short Sleeve", 4),
+    ]
+    dresses = [TOP, "Women", "Clothing", "Dresses", "Casual"]
     return person_on(
-        [
-            catalog_record(
-                f"WS{n}",
-                f"Women's One Piece Swimsuit {n}",
-                price=30.0 + n,
-                categories=one_pieces,
-                details=women,
-                rating_number=5000,
-            )
-            for n in range(6)
-        ]
-        + [
-            catalog_record(
-                f"BS{n}",
-                f"Baby Girls' Ruffle Swimsuit Set {n}",
-                price=15.0 + n,
-                categories=baby_swim,
-                details=baby,
-            )
-            for n in range(3)
-        ]
-        + [
-            catalog_record(
-                f"WL{n}",
-                f"Women's High Waist Leggings {n}",
-                price=20.0 + n,
-                categories=leggings,
-                details=women,
-            )
-            for n in range(3)
-        ]
+        _kind(
+            catalog_record,
+            "WS",
+            "Women's One Piece Swimsuit",
+            30.0,
+            one_pieces,
+            women,
+            6,
+            rating_number=5000,
+        )
+        + _kind(catalog_record, "BS", "Baby Girls' Ruffle Swimsuit Set", 15.0, baby_swim, baby)
+        + _kind(catalog_record, "WL", "Women's High Waist Leggings", 20.0, leggings, women)
         + [
             catalog_record(
                 "GT0",
@@ -261,18 +242,11 @@ def family(person_on, catalog_record) -> Agent:
                 f"WD{n}",
                 f"Women's {sleeve} Summer Dress {n}",
                 price=40.0 + n,
-                categories=[TOP, "Women", "Clothing", "Dresses", "Casual"],
+                categories=dresses,
                 details=women,
                 rating_number=rating,
             )
-            for n, (sleeve, rating) in enumerate(
-                [
-                    ("Sleeveless", 9000),
-                    ("Long Sleeve", 8000),
-                    ("Short Sleeve", 5),
-                    ("Short Sleeve", 4),
-                ]
-            )
+            for n, (sleeve, rating) in enumerate(sleeves)
         ]
     )
 
