@@ -169,6 +169,19 @@ def test_questions_about_shown_products_are_read(message, fact, positions):
 
 
 @pytest.mark.parametrize(
+    ("message", "values"),
+    [
+        ("does the first one fit a 15 inch laptop?", ("15 inch laptop",)),
+        ("does it hold a 13 inch macbook", ("13 inch macbook",)),
+        ("is it available in blue, size 10.5?", ("blue", "size 10.5")),
+    ],
+)
+def test_a_yes_no_question_asks_about_its_values_not_its_verb(message, values):
+    question = read_question(message)
+    assert question is not None and question.fact == "has" and question.values == values
+
+
+@pytest.mark.parametrize(
     "message", ["I need running shoes, is that ok?", "do you have any red dresses?", "red please"]
 )
 def test_requests_are_not_read_as_questions_about_shown_products(message):
