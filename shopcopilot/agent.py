@@ -119,7 +119,7 @@ class Agent:
     def warm_up(self) -> None:
         """Load what the first turns would otherwise wait for (about 1 s of work at 50k
         products)."""
-        prefetch(self.index.path)  # the disk pages the first turns read, in the background
+        prefetch(self.index.path)  # the disk pages the first turns read, asked of the kernel
         self.index.store.asins_for_rows([])  # the row -> id map every search uses
         is_english("warm")  # the spelling guard's dictionary
         self.features.warm_facets()  # what the question policy reads for every candidate pool
@@ -394,8 +394,9 @@ class Agent:
             # after blank answers and for a product said to cost too much or too little; the
             # benchmark's protocol never shows a product twice in an epoch.
             shown = state.shown_this_epoch()
+            priced_out = state.priced_out() if self.settings.people else []
             if self.settings.people and blank_streak(state) < self.settings.ranking.spread_after:
-                shown = state.priced_out()
+                shown = priced_out
             seen = set(shown) | set(state.turned_down())
             # Only the products a question, a reply or the trace can use are kept.
             keep = max(self.settings.dialogue.pool, top_k, EXPLAINED)
@@ -421,9 +422,9 @@ class Agent:
                 )
 
             ranked = ranked_without(seen)
-            if not len(ranked) and self.settings.people and state.priced_out():
+            if not len(ranked) and priced_out:
                 # Nothing else at that price: the one said to cost too much is still the best.
-                ranked = ranked_without(seen - set(state.priced_out()))
+                ranked = ranked_without(seen - set(priced_out))
             if tracer.detailed:
                 lexical_order = self.index.store.asins_for_rows(
                     candidates.best_rows(len(candidates))

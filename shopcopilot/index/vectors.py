@@ -26,7 +26,6 @@ import numpy as np
 
 from ..workers import progress_counter
 from . import ann
-from .ann import FETCH, NeighbourIndex
 from .categoriser import catalog_documents
 
 log = logging.getLogger(__name__)
@@ -130,7 +129,7 @@ class ProductVectors:
     turn would make the whole file resident within a few dozen conversations."""
 
     def __init__(
-        self, matrix: np.ndarray, encoder: Encoder, neighbours: NeighbourIndex | None = None
+        self, matrix: np.ndarray, encoder: Encoder, neighbours: ann.NeighbourIndex | None = None
     ) -> None:
         self.matrix, self.encoder, self.neighbours = matrix, encoder, neighbours
         self._scan = np.asarray(matrix, dtype=np.float32) if scannable(matrix) else None
@@ -169,7 +168,7 @@ class ProductVectors:
             return _best(self._scan @ vector, np.arange(len(self._scan)), count)
         if self.neighbours is None:
             return np.zeros(0, dtype=np.int64)
-        rows = np.unique(self.neighbours.search(vector, count * FETCH))
+        rows = np.unique(self.neighbours.search(vector, count * ann.FETCH))
         rows = rows[(rows >= 0) & (rows < len(self.matrix))]
         return _best(self.similarity(vector, rows), rows, count)
 

@@ -170,7 +170,7 @@ AS_WELL = WEAK / 2  # a department whose best item match is this close reads the
 
 
 def _grown_up(state: ShoppingState) -> bool:
-    """Might the person wear a grown-up's size (a teen, or an age not said)?"""
+    """Might the person wear a grown-up's size (said to be a teen or an adult)?"""
     age = state.audience.age_group
     return age is not None and age.value in ("teen", "adult")
 

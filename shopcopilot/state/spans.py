@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..reader.doc import Doc
+from ..reader.doc import Doc, Span
 
 
 def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
@@ -27,12 +27,17 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
 
 def _read_as_other(doc: Doc, words: str) -> bool:
     """Does the reader mark the rules' item words as a value of another slot?"""
-    at = doc.text.lower().find(words.lower())
+    marked = _marks_in(doc, words.lower(), lowered=True)
+    return bool(marked) and all(s.label in OTHER_SLOTS for s in marked or ())
+
+
+def _marks_in(doc: Doc, words: str, lowered: bool = False) -> list[Span] | None:
+    """The reader's spans over where `words` are said in the message (None: not said so)."""
+    at = (doc.text.lower() if lowered else doc.text).find(words)
     if at < 0:
-        return False
+        return None
     end = at + len(words)
-    marked = [s for s in doc.spans if s.start < end and at < s.end]
-    return bool(marked) and all(s.label in OTHER_SLOTS for s in marked)
+    return [s for s in doc.spans if s.start < end and at < s.end]
 
 
 # What the rules may take for an item that the reader reads as something the item has.
@@ -44,9 +49,7 @@ def talk(doc: Doc | None, fragment: str, read: Sequence[tuple[int, int]] = ()) -
     (a value, a negation, a reference, a critique) is left unread by the typed readings (`read`:
     their character spans)? "so proud!!" (nothing marked), "these say for women, he's a man"
     (women, read as a department). Such a fragment is still searched, not held as a wish."""
-    at = doc.text.find(fragment) if doc is not None else -1
-    if doc is None or at < 0:
+    marked = _marks_in(doc, fragment) if doc is not None else None
+    if marked is None:
         return False  # no reader, or written otherwise than read: not known to be talk
-    end = at + len(fragment)
-    marked = [s for s in doc.spans if s.start < end and at < s.end]
     return all(any(a < s.end and s.start < b for a, b in read) for s in marked)
