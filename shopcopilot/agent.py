@@ -18,7 +18,7 @@ import numpy as np
 from .dialogue import DialogueSettings, decide
 from .dialogue.answers import Answer, answer
 from .dialogue.examples import starters
-from .dialogue.replies import change_lead, say, unrelaxed
+from .dialogue.replies import change_lead, say, taken_back, unrelaxed
 from .dialogue.wording import question_text, relaxed_text
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
@@ -39,7 +39,7 @@ from .state import ShoppingState, update
 from .state.critique import Shown
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.model import CritiqueRecord, StateDiff, Turn
-from .state.questions import OF_A_PAIR, OF_THE_LIST, Question, read_question
+from .state.questions import OF_A_PAIR, OF_THE_LIST, Question, follow_up, read_question
 from .state.requirements import drop as drop_requirement
 from .state.requirements import requirements
 from .state.spelling import is_english
@@ -72,7 +72,7 @@ class AgentSettings:
 KIND_SURE = 0.8
 KIND_BONUS = 3.0
 FOR_PEOPLE = AgentSettings(
-    retrieval=RetrievalSettings(dense_window=50, goal_band=True),
+    retrieval=RetrievalSettings(dense_window=50, goal_band=True, item_window=100),
     ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS),
     dialogue=DialogueSettings(narrow=False),
     people=True,
@@ -234,8 +234,16 @@ class Agent:
         """A person's question about the products shown ("how much is the first one?")."""
         if not self.settings.people:
             return None
-        # Read after the spelling fixer, or as typed ("wats" is fixed to "was").
-        question = read_question(self.lexicon.fix_spelling(message)) or read_question(message)
+        # Read as typed ("does it wick sweat?" is no "pick"), or after the spelling fixer ("wats
+        # the price": "was").
+        asked_before = None  # the question the last turns asked, through "and #2?"s
+        for said in state.history[-3:]:
+            asked_before = follow_up(said.user, asked_before) or read_question(said.user)
+        question = (
+            follow_up(message, asked_before)  # "and the first?" after a question
+            or read_question(message)
+            or read_question(self.lexicon.fix_spelling(message))
+        )
         if question is None or (not state.last_shown and not question.positions):
             return None  # "which is cheapest?" before any list is a search, not a question
         return question
@@ -321,6 +329,8 @@ class Agent:
             labels = ", ".join(r.label for r in talk.dropped)
             said = say("dropped", state.turn, dropped=labels) if labels else ""
             lead = (said or say("none_held", state.turn, dropped="such requirement")) + " " + lead
+        elif not new_item and (gone := taken_back(earlier, requirements(state))):
+            lead = say("dropped", state.turn, dropped=", ".join(r.label for r in gone)) + " " + lead
         liked = [c for c in diff.critiques if c["kind"] == "more_like" and c["positions"]]
         if liked:
             lead = f"{say('more_like', state.turn, position=liked[-1]['positions'][0])} {lead}"

@@ -118,6 +118,20 @@ def test_targets_and_limits_are_read(text, expected):
 @pytest.mark.parametrize(
     "text,expected",
     [
+        ("could you go cheaper, like thirty max?", (None, 30.0, None)),
+        ("around 50 max", (None, 50.0, None)),
+        ("stretch it to around sixty five if that gets me something nicer", (None, 65.0, None)),
+        ("up to about 50", (None, 50.0, None)),
+        ("about 40 bucks", (None, None, 40.0)),
+    ],
+)
+def test_a_hedged_ceiling_is_still_a_ceiling(text, expected):
+    assert bounds(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
         ("size 11 sneakers under $75", (None, 75.0, None)),
         ("34x32 chinos below 45", (None, 45.0, None)),
         ("3xl hoodie under 35", (None, 35.0, None)),

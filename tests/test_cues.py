@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from shopcopilot.index.text import ROOT_CATEGORY as TOP
 from shopcopilot.state import cues
 from shopcopilot.state.cues import CONVERSATION, CueDataError, load_cues, template_pattern
 from shopcopilot.state.parse import parse_message
@@ -257,6 +258,42 @@ def test_forgetting_an_item_is_no_indifference_to_the_question(lexicon):
 def test_rejections_in_relative_clauses_and_free_of(lexicon, message, rejected):
     obs = parse_message(message, lexicon, last_question=None, first_turn=True)
     assert obs.negated_words == ([rejected] if rejected else [])
+
+
+@pytest.mark.parametrize(
+    "message,rejected",
+    [
+        ("a blouse, no puff sleeves either", "puff sleeves"),
+        ("a bra, no push-up", "push up"),
+        ("a hoodie, no big logos", "logos"),
+    ],
+)
+def test_a_thing_named_by_two_words_is_turned_down_whole(lexicon, message, rejected):
+    """Turning down "sleeves" alone would turn down every shirt; "big" is how much, not what."""
+    obs = parse_message(message, lexicon, last_question=None, first_turn=True)
+    assert obs.negated_words == [rejected]
+
+
+@pytest.mark.parametrize("lift", ["forget blue, any colour", "it doesn't have to be blue"])
+def test_taking_back_a_value_asked_for_drops_it_and_turns_nothing_down(lexicon, play, lift):
+    state, _ = play(lexicon, "a blue dress", lift)
+    assert not state.active("color")
+    assert not [r for r in state.rejected if r.value == "blue"]
+
+
+def test_shown_products_called_a_kind_turn_that_kind_down_and_keep_the_item(make_lexicon, play):
+    luggage = {(TOP, "Luggage", "Suitcases"): 40, (TOP, "Luggage", "Carry-Ons"): 40}
+    lexicon = make_lexicon(luggage)
+    state, _ = play(lexicon, "suitcases", "these are all carry-ons, I need a big one")
+    assert state.active("category")[-1].value == "suitcases"
+    assert [r.value for r in state.rejected] == ["carry ons"]
+    state, _ = play(lexicon, "suitcases", "these are all great")
+    assert not state.rejected
+
+
+def test_forgetting_a_value_never_asked_for_turns_it_down(lexicon, play):
+    state, _ = play(lexicon, "a dress", "forget blue")
+    assert [r.value for r in state.rejected if r.attribute == "color"] == ["blue"]
 
 
 def test_a_request_lead_in_names_no_value_and_a_pronoun_names_no_item(make_lexicon, play):

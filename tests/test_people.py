@@ -143,6 +143,27 @@ def test_negation_keeps_its_own_phrase(person):
     assert all(a.startswith("DR") for a in _ids(last))
 
 
+def test_a_budget_said_with_a_complaint_about_the_whole_list_is_the_budget(person):
+    # $48 is a shown dress's price too; said as "up to", it is what they can spend.
+    [*_, last] = _turns(
+        person, "a dress", "these look kinda cheap, anything nicer? I can spend up to 48"
+    )
+    budgets = [r["label"] for r in last.response["requirements"] if r["facet"] == "budget"]
+    assert budgets == ["≤ $48"]
+
+
+def test_a_value_taken_back_is_said_to_be_off(person):
+    [*_, last] = _turns(person, "a dress", "in blue", "forget blue, any colour is fine")
+    assert not [r for r in last.response["requirements"] if r["facet"] == "color"]
+    assert "blue" in last.response["message"].lower()
+
+
+def test_a_shopper_calling_herself_a_girl_shops_for_women(person):
+    [last] = _turns(person, "any cute dresses? for me, im a girl lol")
+    held = {(r["facet"], r["value"]) for r in last.response["requirements"]}
+    assert ("department", "women") in held and ("department", "girls") not in held
+
+
 def test_shown_products_stay_and_new_ones_are_marked(person):
     first, second = _turns(person, "a dress", "with pockets")
     assert all(not r["new"] for r in first.response["recommendations"])
@@ -230,6 +251,35 @@ def test_answers_say_what_the_record_says_and_when_it_does_not():
     cheapest = answer(Question("cheapest"), shown, None)
     assert cheapest.positions == (3,) and "$20.00" in cheapest.text
     assert "no #7" in answer(Question("price", (7,)), shown, None).text
+
+
+def test_a_yes_no_answer_finds_the_listings_own_words():
+    from shopcopilot.catalog.product import Product
+    from shopcopilot.dialogue.answers import answer
+    from shopcopilot.state.questions import Question
+
+    dress = Product("A", "Summer Dress", features=("Lined skirt and 4 handy pockets.",))
+    socks = Product("B", "Crew Socks, Pack of 6", features=("Moisture-wicking yarn",))
+    bare = Product("C", "Crew Socks")
+    shown = [dress, socks, bare]
+
+    def says(position: int, *values: str) -> str:
+        return answer(Question("has", (position,), values), shown, None).text
+
+    assert says(1, "pockets").startswith("Yes")  # the sentence's full stop is no part of it
+    assert says(2, "multipack").startswith("Yes") and "pack of" in says(2, "multipack")
+    assert says(2, "wick sweat").startswith("Yes")
+    assert "(moisture wicking)" in says(3, "wick sweat")  # what was looked for, when missing
+
+
+def test_a_short_follow_up_asks_the_question_before_of_another_product(person):
+    shown, _, first, third = _turns(
+        person, "a dress", "how much is the second one?", "and the first?", "what about #3"
+    )
+    ids = _ids(shown)
+    assert f"${_price(person, ids[0]):.2f}" in first.response["message"]
+    assert f"${_price(person, ids[2]):.2f}" in third.response["message"]
+    assert _ids(third) == ids
 
 
 def test_places_in_the_list_asked_about_are_no_budget(person):

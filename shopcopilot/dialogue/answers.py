@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..catalog.product import Product
+from ..datafile import read_json_object
 from ..state.questions import GENERIC, Question
 
 MATERIAL_DETAILS = ("Material", "Fabric Type", "Outer Material", "Sole Material", "Metal Type")
@@ -131,11 +133,11 @@ def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
     found: list[str] = []
     missing: list[str] = []
     for value in values:
-        said = _said(product, value)
+        said = _said(product, value) or _said_otherwise(product, value)
         if said:
             found.append(said)
         else:
-            missing.append(value)
+            missing.append(_as_listed(value))
     parts = []
     if found:
         parts.append(f"Yes, the listing for #{position} says {_join(found)}.")
@@ -230,7 +232,8 @@ def _said(product: Product, value: str) -> str:
     word matches a word sharing its start ("wick": "wicking"); words that name no property
     ("real leather": leather) are left out."""
     words = [w for w in re.findall(r"[a-z0-9.]+", value.lower()) if w not in GENERIC] or [value]
-    listing = re.findall(r"[a-z0-9.]+", _text(product))
+    # A sentence's full stop is no part of its last word ("4 handy pockets."); "10.5" keeps its.
+    listing = [t.rstrip(".") for t in re.findall(r"[a-z0-9.]+", _text(product))]
     said = []
     for word in words:
         hit = next((t for t in listing if _same_word(word, t)), None)
@@ -238,6 +241,43 @@ def _said(product: Product, value: str) -> str:
             return ""
         said.append(hit)
     return " ".join(dict.fromkeys(said))
+
+
+def _said_otherwise(product: Product, value: str) -> str:
+    """The listing's words for the thing asked about, said as listings say it ("multipack":
+    "pack of 3"), or ''."""
+    text = " ".join(t.rstrip(".") for t in re.findall(r"[a-z0-9.-]+", _text(product)))
+    for word in re.findall(r"[a-z]+", value.lower()):
+        for other in LISTING_WORDS.get(word, ()):
+            if re.search(rf"(?<![a-z]){re.escape(other)}", text.replace("-", " ")):
+                return other
+    return ""
+
+
+def _as_listed(value: str) -> str:
+    """The thing asked about, with what a listing would call it: "wick sweat (moisture
+    wicking)", so the shopper knows what was looked for."""
+    other = next(
+        (LISTING_WORDS[w][0] for w in re.findall(r"[a-z]+", value.lower()) if w in LISTING_WORDS),
+        None,
+    )
+    return f"{value} ({other})" if other and other not in value.lower() else value
+
+
+def _listing_words(path: Path) -> dict[str, tuple[str, ...]]:
+    raw = read_json_object(path, ValueError, "listing words")
+    table = {k: v for k, v in raw.items() if not k.startswith("_")}
+    for key, words in table.items():
+        if (
+            " " in key
+            or not isinstance(words, list)
+            or not all(isinstance(w, str) and w.strip() for w in words)
+        ):
+            raise ValueError(f"{path}: {key!r}: one word, to a list of words or phrases")
+    return {k: tuple(w.lower() for w in v) for k, v in table.items()}
+
+
+LISTING_WORDS = _listing_words(Path(__file__).with_name("data") / "listing_words.json")
 
 
 def _same_word(asked: str, listed: str) -> bool:

@@ -40,6 +40,8 @@ def item_words(state: ShoppingState) -> str:
 def plural(words: str) -> str:
     """'jacket' -> 'jackets', 'dress' -> 'dresses', 'hiking' -> 'hiking options'."""
     last = words.split()[-1] if words.split() else ""
+    if last in _UNCOUNTED:
+        return f"{words} options"
     if last in _IRREGULAR:
         return words[: len(words) - len(last)] + _IRREGULAR[last]
     if last.endswith(("ss", "x", "ch", "sh")):
@@ -51,6 +53,9 @@ def plural(words: str) -> str:
     return words + "s"
 
 
+_UNCOUNTED = frozenset(
+    {"luggage", "jewelry", "jewellery", "clothing", "footwear", "lingerie", "gear"}
+)
 _IRREGULAR = {"scarf": "scarves", "knife": "knives", "thief": "thieves", "leaf": "leaves"}
 
 
@@ -85,6 +90,14 @@ def change_lead(
     if left_out:
         lead += " " + say("no_longer", turn, dropped=_join(list(left_out)))
     return lead
+
+
+def taken_back(before: Sequence[Requirement], now: Sequence[Requirement]) -> list[Requirement]:
+    """What the shopper's message took back ("forget brown", "any size is fine"): a requirement
+    held before with nothing of its facet held now (a new value replaces, it takes nothing
+    back)."""
+    facets = {r.facet for r in now}
+    return [r for r in before if r.facet not in facets]
 
 
 def unrelaxed(requirements: Sequence[Requirement], relaxed: Sequence[str]) -> list[Requirement]:

@@ -304,8 +304,30 @@ def rejection_check(facet: str, value: str) -> PreparedCheck:
     if facet == "length":  # "too long": the lengths the catalog lists as styles (maxi, ...)
         styles = CUES.length_styles.get(value, (value,))
         return PreparedCheck(lambda b: _listed_any(b, "styles", styles), ())
+    said = tokens(value)
+    if len(said) > 1:
+        return _phrase_check(said)
     word = stem(value)
     return PreparedCheck(lambda b: b.has[word], (word,))
+
+
+def _phrase_check(said: list[str]) -> PreparedCheck:
+    """Does each product's text say the words together ("puff sleeves": "Puff Sleeve Blouse")?
+    The last word is matched by its start, so its plural counts too."""
+    stems = tuple(stem(w) for w in said)
+    last = said[-1][:-1] if said[-1].endswith("s") and not said[-1].endswith("ss") else said[-1]
+    key = (" " + " ".join([*said[:-1], last])).encode("ascii", "replace")
+
+    def check(batch: Batch) -> np.ndarray:
+        possible = np.ones(len(batch), dtype=bool)
+        for word in stems:
+            possible &= batch.has[word]
+        positions = np.flatnonzero(possible)
+        out = np.zeros(len(batch), dtype=bool)
+        out[positions] = [at >= 0 for at in batch.features.find(key, batch.rows[positions])]
+        return out
+
+    return PreparedCheck(check, stems)
 
 
 def _listed_any(batch: Batch, facet: str, values: Iterable[str]) -> np.ndarray:

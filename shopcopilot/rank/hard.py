@@ -105,6 +105,7 @@ def hold(
     requirements = list(requirements)
     item = np.zeros(len(batch), dtype=bool)
     pool = _of_the_department(requirements, batch, eligible, category, item_words)
+    pool = _headed(pool, batch, category, item_words)
     matches = category[pool]
     # A weak match never defines the kind, however few the candidates.
     floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)
@@ -156,6 +157,22 @@ def _of_the_department(
     return eligible
 
 
+def _headed(
+    pool: np.ndarray, batch: Batch, category: np.ndarray, item_words: tuple[str, ...]
+) -> np.ndarray:
+    """The candidates filed under the item's head noun, when enough are and they match about as
+    well: "running socks" are socks, though running shoes titled "Running Sock" match the words
+    as well."""
+    head = item_words[-1] if item_words else None
+    filed = batch.in_category.get(head) if head else None
+    if filed is None or not len(pool):
+        return pool
+    headed = pool[filed[pool]]
+    if len(headed) >= A_KIND and category[headed].max() >= category[pool].max() * HEADED_AS_WELL:
+        return headed
+    return pool
+
+
 def _titled(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
     """Per candidate: does its title name every one of `stems` (none: no)?"""
     out = np.full(len(batch), bool(stems))
@@ -166,6 +183,7 @@ def _titled(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
 
 KIND_FIRST = 100  # above any count of colours and materials named
 A_KIND = 3  # products a child's department must call by the item's name (not one "for leggings")
+HEADED_AS_WELL = 0.9  # products filed under the head noun, matching this share of the best
 AS_WELL = WEAK / 2  # a department whose best item match is this close reads the kind
 
 

@@ -73,6 +73,10 @@ class RetrievalSettings:
     # A price said as a goal ("around $100") bounds the search to the band a shopper means by
     # it (state/budget.py, AROUND), as a limit does. Off for the benchmark, on for people.
     goal_band: bool = False
+    # The products filed under a category named by the item's head word, this many, by the
+    # rest of the words: "white v neck undershirts" finds white v-neck things of every kind
+    # first, and without it a handful of undershirts. 0 (the benchmark's): no such search.
+    item_window: int = 0
 
 
 @dataclass(slots=True)
@@ -159,6 +163,11 @@ def retrieve(
         for c in state.active(Attribute.BRAND)
     ]
     searches += quote_searches(state, settings, features)
+    if settings.item_window:
+        searches += [
+            (replace(selective, clauses=(*selective.clauses, within)), settings.item_window)
+            for within in _of_the_item(state)
+        ]
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     if common and features is not None:
         main = with_common_words(main, common, features, settings.common_weight, window)
@@ -206,6 +215,22 @@ def _item_head(state: ShoppingState) -> str | None:
     "running shoes"); None without an item."""
     words = [w for c in state.active(Attribute.CATEGORY)[-1:] for w in c.data.get("words", {})]
     return words[-1] if words else None
+
+
+def _of_the_item(state: ShoppingState) -> list:
+    """Clauses every product of the item holds: its head word in the title or category path
+    ("undershirt"), or the category named as the shopper names the kind ("Socks" for "running
+    socks"; the path is matched as written, in the plural catalogs name kinds by)."""
+    head = _item_head(state)
+    if head is None:
+        return []
+    said = tokens(state.active(Attribute.CATEGORY)[-1].value)
+    kind = said[-1] if said else head
+    named = kind if kind.endswith("s") else kind + "s"
+    return [
+        terms(head, occur=Occur.MUST, fields=("categories", "title")),
+        terms(named, occur=Occur.MUST, fields=("categories",)),
+    ]
 
 
 def quotes_cap(settings: RetrievalSettings, features: FeatureStore | None) -> int | None:

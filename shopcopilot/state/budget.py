@@ -309,6 +309,9 @@ class Numbers:
     sizes: tuple[Mention, ...] = ()
 
 
+# Numbers in words, as a budget is said ("forty bucks", "a hundred and twenty").
+NUMBER_WORDS = frozenset(_single_words(json.loads(DATA_PATH.read_text("utf-8")), "number_words"))
+
 # What a shopper means by "around $100": within this factor of it either way ($74 to $135).
 AROUND = 1.35
 
@@ -591,14 +594,26 @@ def _cue(amount: _Amount) -> tuple[str | None, int]:
     before, after = amount.before, ["ish"] if amount.ish else amount.after
     said = (
         ("max", 2)  # "I'd rather not spend more than 40", not "more than 40"
-        if _negated_over(before)
+        if _negated_over(before) or _capped_around(before)
         else next(((c.kind, c.strength) for c in _MONEY.before if c.phrases.ends(before)), None)
     )
     said_after = next(((c.kind, c.strength) for c in _MONEY.after if c.phrases.starts(after)), None)
     kind_before, strength_before = said or (None, 0)
     kind_after, strength_after = said_after or (None, 0)
     kind = kind_before if kind_before not in (None, "budget") else kind_after or kind_before
+    if kind == "around" and kind_after == "max":
+        kind = "max"  # "like thirty max": the cap is the point, the hedge only rounds it
     return kind, max(strength_before, strength_after)
+
+
+def _capped_around(before: list[str]) -> bool:
+    """ "stretch it to around 65", "up to about 50": a hedged amount that is still a ceiling."""
+    around = next((c for c in _MONEY.before if c.kind == "around"), None)
+    at = around.phrases.ending_at(before) if around else -1
+    if at <= 0:
+        return False
+    rest = before[:at]
+    return any(c.kind == "max" and c.strength == 2 and c.phrases.ends(rest) for c in _MONEY.before)
 
 
 def _negated_over(before: list[str]) -> bool:

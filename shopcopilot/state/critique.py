@@ -841,7 +841,7 @@ def _word_references(
         at = re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE)
         if at is None or any(r.start <= at.start() < r.end for r in found):
             continue
-        have = tuple(s.position for s in shown if stem(word) in s.words)
+        have = tuple(s.position for s in shown if {stem(w) for w in word.split()} <= s.words)
         if have:
             out.append(Reference(have, "value", at.start(), at.end(), at.group(), negated=True))
     return out

@@ -22,6 +22,7 @@ from ..index.categoriser import Categoriser, Reading
 from ..index.text import ROOT_CATEGORY, STOPWORDS, path_stems, stem, tokens
 from ..terms import Facet
 from ..versions import source_hash
+from .budget import NUMBER_WORDS
 from .critique import cue_words
 from .cues import CONVERSATION
 from .spelling import SpellFixer
@@ -365,6 +366,7 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
         words.update(tokens(brand))
     words.update(cue_words())  # "pricey", "cheapest": how shoppers critique, never typos
     words.update(CONVERSATION.vocabulary())  # "dunno", "misspoke": how shoppers talk
+    words.update(NUMBER_WORDS)  # "under a hunderd": a budget in words, typed in a hurry
     return words
 
 

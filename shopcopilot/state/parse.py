@@ -78,6 +78,8 @@ _NEGATORS = re.compile(
 _WORDS_AFTER = r"\s+(?:(?:any|a|an|the)\s+)?([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})"
 _NAMED_WITH_A_NEGATOR = re.compile(_cue("named_with_a_negator"), _I)
 _NEGATED_WORD = re.compile(_cue("negators") + _WORDS_AFTER, _I)
+# "these are all puffers", "those are only bottoms": the shown products are a kind not wanted.
+_SHOWN_AS_KIND = re.compile(r"(?:^|\b)(?:" + _cue("value_negators") + ")" + _WORDS_AFTER, _I)
 # A rejection said after the thing: "green? no thanks", "nylon is a no-go".
 _NEGATED_AFTER = re.compile(rf"[\w\s'-]{{0,20}}?[?!,.]?\s*{_cue('rejections_after')}", _I)
 _PHRASE_STOP = CONVERSATION.words["phrase_stop"]
@@ -92,6 +94,8 @@ class Observation:
     values: list[Mention] = field(default_factory=list)
     negated: list[Mention] = field(default_factory=list)
     negated_words: list[str] = field(default_factory=list)
+    lifted: list[Mention] = field(default_factory=list)  # "forget brown": taken back if asked
+    shown_kinds: list[tuple[int, int]] = field(default_factory=list)  # "these are all flats"
     budget: Budget | None = None
     no_preference: list[str] = field(default_factory=list)
     override: bool = False
@@ -144,6 +148,9 @@ def parse_message(
     said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
     obs.negated_words = _negated_free_words(text, lexicon)
+    obs.shown_kinds = [
+        m.span(1) for m in _SHOWN_AS_KIND.finditer(text) if _names_a_kind(m.group(1), lexicon)
+    ]
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)
@@ -277,6 +284,7 @@ def _head_phrase(text: str, lexicon: Lexicon) -> str:
     """The first head noun outside a rejection, with the few words before it in its clause that
     qualify it ("sterling silver necklace", "cozy cardigan"); '' when none."""
     rejected = [m.span() for m in _NEGATED_TAIL.finditer(text)]
+    rejected += [m.span(1) for m in _SHOWN_AS_KIND.finditer(text)]  # any kind: no item there
     for clause in _HEAD_CLAUSE.finditer(_without_verbs(text)):
         words = list(_WORD.finditer(clause.group()))
         for index, word in enumerate(words):
@@ -349,6 +357,8 @@ def _read_no_preference(text: str, last_question: str | None, obs: Observation) 
 
 # "ignore what I said about the budget", "forget the colour": only with an attribute named.
 _RETRACTION = re.compile(_cue("retractions"), _I)
+# "forget brown", "doesn't have to be straw": right before the value.
+_LIFT = re.compile(rf"(?:{_cue('lifts')})\s*$", _I)
 _BRAND_CUE = re.compile(_cue("brand_cues"), _I)
 _CLAUSE_END = re.compile(r"[,;!?]|\.(?:\s|$)")
 MAX_BRAND_WORDS = 4
@@ -378,6 +388,8 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
                 mentions, mention, text, mention.start - len(before) + negator.end(1)
             )
         )
+        if _LIFT.search(before):
+            obs.lifted.append(mention)
         if (
             negated
             or _NEGATED_AFTER.match(text, mention.end)
@@ -387,7 +399,19 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
             if mention.start < listed_from and not _a_person(mention):
                 obs.negated.append(mention)
         else:
-            obs.values.append(mention)
+            obs.values.append(_grown_self(mention, text))
+
+
+# "for me, im a girl lol": a shopper speaking of themselves is grown up, whatever the word.
+_I_AM = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:a\s+|just\s+a\s+)?$", _I)
+_GROWN_SELF = {"girls": "women", "boys": "men"}
+
+
+def _grown_self(mention: Mention, text: str) -> Mention:
+    grown = _GROWN_SELF.get(mention.value) if mention.facet == Facet.DEPARTMENT else None
+    if grown and _I_AM.search(text, 0, mention.start):
+        return mention._replace(value=grown)
+    return mention
 
 
 def _a_person(mention: Mention) -> bool:
@@ -469,8 +493,13 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
             for part in _LISTED.split(m.group(1) + _list_going_on(clause, m.end()))
             if not lexicon.mentions(m.group(1))  # "no hook and loop": one value, read as one
         ]
+        said += [
+            m.group(1)
+            for m in _SHOWN_AS_KIND.finditer(clause)
+            if _names_a_kind(m.group(1), lexicon)
+        ]
         for phrase in said + [m.group(1) for m in _FREE_OF.finditer(clause)]:
-            word = _head_word(phrase)
+            word = _compound(phrase) or _head_word(phrase)
             if not word or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES:
                 continue
             if lexicon.mentions(phrase):
@@ -492,6 +521,31 @@ _LIST_ON = re.compile(r"\s+(?:or|nor)\s+((?:[a-z][a-z'-]*)(?:\s+(?:or|nor)\s+[a-
 # "nickel free", "bpa-free"; not "free shipping"
 _NOT_FREE_OF = "|".join(sorted(CONVERSATION.words["not_free_of"]))
 _FREE_OF = re.compile(rf"\b([a-z]+)[- ]free\b(?!\s+(?:{_NOT_FREE_OF})\b)", _I)
+
+
+def _compound(phrase: str) -> str:
+    """A thing named by two words ("puff sleeves", "push-up", "tie dye"): turning down "sleeves"
+    alone would turn down every shirt. Not a degree before the thing ("a big logo": logo)."""
+    words = phrase.lower().replace("-", " ").split()
+    while words and words[-1] not in _PARTICLES and _says_nothing(words[-1]):
+        words.pop()  # "no puff sleeves either", "no tie dye pls"
+    words = words[-2:]
+    if len(words) < 2 or not all(w.isalpha() for w in words):
+        return ""
+    first, last = words
+    if first in _DEGREE or first in _PHRASE_STOP or not content_word(first):
+        return ""
+    if last in _PARTICLES:
+        return f"{first} {last}"
+    return "" if _says_nothing(last) else f"{first} {last}"
+
+
+def _says_nothing(word: str) -> bool:
+    return word in NOT_A_WISH or word in _NOT_A_THING or not content_word(word)
+
+
+_DEGREE = CONVERSATION.words["degree_words"]
+_PARTICLES = frozenset({"up", "on", "off", "out", "down"})  # "push up", "slip on"
 
 
 def _head_word(phrase: str) -> str:
@@ -527,8 +581,13 @@ def _read_pieces(
     listed_from, position = _requirement_list_start(text), 0
     for piece, written in zip(pieces, as_written, strict=True):
         position = text.find(piece, position)
-        category = _category_statement(
-            _without_indifference(piece), lexicon, first_turn, last_question, current, obs
+        shown_kind = any(position <= a < position + len(piece) for a, _ in obs.shown_kinds)
+        category = (
+            ""
+            if shown_kind
+            else _category_statement(
+                _without_indifference(piece), lexicon, first_turn, last_question, current, obs
+            )
         )
         if category and not obs.category_text:
             obs.category_text = category

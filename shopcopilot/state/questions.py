@@ -27,6 +27,7 @@ FILLER = frozenset(_RAW["filler"])
 ASKING = frozenset(_RAW["asking"])
 GENERIC = frozenset(_RAW["generic"])
 INTERJECTIONS = frozenset(_RAW["interjections"])
+FOLLOW_UP = frozenset(_RAW["follow_up"])
 SHORT = 5  # words: "#1 rating", "cheapest", "price of #2" ask without a question's form
 # Facts about the list as a whole: asked of every product shown unless some are named.
 OF_THE_LIST = ("cheapest", "priciest", "best_rated")
@@ -78,6 +79,7 @@ def read_question(text: str) -> Question | None:
         if not positions and not pronoun:
             return None
         values = _asked_values(text, spans, used | _pointer_words(talk, spans))
+        values = tuple(v for v in values if not set(v.split()) <= GENERIC)  # "what about #3"
         if not values:
             return None
         return Question("has", positions, values, pronoun, text)
@@ -86,6 +88,22 @@ def read_question(text: str) -> Question | None:
     if not positions and not pronoun:
         return None  # "what colors do you have?" asks the catalog, not a shown product
     return Question(fact, positions, (), pronoun, text)
+
+
+def follow_up(text: str, before: Question | None) -> Question | None:
+    """The question asked before, of other products: "and the first?", "what about #3?" after
+    "how much is the second one?". Only a short message that points and says nothing else."""
+    if before is None or before.fact not in (*OF_ONE, "has"):
+        return None
+    words = [w for w, _, _ in words_with_spans(text)]
+    if not words or len(words) > SHORT:
+        return None
+    talk = read_shown_talk(text)
+    positions = _positions(talk, words)
+    rest = set(range(len(words))) - _pointer_words(talk, words_with_spans(text))
+    if not positions or any(words[i] not in FOLLOW_UP for i in rest):
+        return None
+    return Question(before.fact, positions, before.values, False, text)
 
 
 def _asks(text: str, words: list[str], names_a_fact: bool) -> bool:

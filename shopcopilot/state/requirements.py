@@ -11,8 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from wordfreq import zipf_frequency
+
+from ..index.text import stem, tokens
 from ..terms import Attribute, Facet, Status
 from .model import Constraint, ShoppingState, StateDiff, Turn
+from .spelling import CHAT_WORD, is_english
 
 FACETS = (
     "item",
@@ -89,11 +93,11 @@ def requirements(state: ShoppingState) -> list[Requirement]:
                 facet, rejection.value, f"not {rejection.value}", True, rejection.source_turn
             )
         )
+    read = {stem(w) for r in held for w in tokens(f"{r.value} {r.label}")}
     for fragment in state.active_fragments():
-        if not fragment.covered:
-            held.append(
-                Requirement("feature", fragment.text, fragment.text, False, fragment.source_turn)
-            )
+        label = "" if fragment.covered else fragment_label(fragment.text, read)
+        if label:  # nothing left to show: said in other requirements, chat or typos
+            held.append(Requirement("feature", fragment.text, label, False, fragment.source_turn))
     items = " ".join(r.value.lower() for r in held if r.facet == "item")
     # "running" beside "running shoes" says nothing the item does not.
     held = [r for r in held if not (r.facet == "use" and r.value.lower() in items)]
@@ -101,6 +105,28 @@ def requirements(state: ShoppingState) -> list[Requirement]:
     return sorted(
         unique.values(), key=lambda r: (r.turn, FACETS.index(r.facet) if r.facet in FACETS else 99)
     )
+
+
+LABEL_WORDS = 5  # a chip is a few words, not the sentence they came in
+
+
+def fragment_label(text: str, read: set[str]) -> str:
+    """A wish in the shopper's words, as a chip: the words that say something of the product
+    and that no other requirement already says ("I need a pirate costume for me (woman)":
+    "pirate", beside "costume" and "women"); '' when nothing is left."""
+    from .parse import NOT_A_WISH, content_word  # the cue words; parse is loaded by then
+
+    words = [
+        w
+        for w in tokens(text)
+        if content_word(w) and w not in NOT_A_WISH and stem(w) not in read and _spelled(w)
+    ]
+    return " ".join(list(dict.fromkeys(words))[:LABEL_WORDS])
+
+
+def _spelled(word: str) -> bool:
+    """A word as a chip may show it: not a typo ("hunderd", "pleese", read as meant elsewhere)."""
+    return word.isalpha() and (is_english(word) or zipf_frequency(word, "en") >= CHAT_WORD)
 
 
 def _from_constraint(constraint: Constraint) -> Requirement:

@@ -16,7 +16,11 @@ from ..reader.doc import Doc, Span
 
 
 def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
-    wanted = [s for s in doc.of("item") if not doc.negated(s)]
+    wanted = [
+        s
+        for s in doc.of("item")
+        if not doc.negated(s) and not any(a < s.end and s.start < b for a, b in obs.shown_kinds)
+    ]
     if wanted:
         span = wanted[0]
         obs.category_text = doc.words(span)

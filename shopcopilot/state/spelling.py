@@ -31,6 +31,7 @@ RARER_BY = 1.5
 CHAT_WORD = 3.0
 CLEARER_BY = 1.0  # ... and ten times as common as any other known word one slip away
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_VOWEL = re.compile(r"[aeiouy]")  # a word without one is shorthand ("wknd", "pls"), not a slip
 
 
 class SpellFixer:
@@ -61,8 +62,8 @@ class SpellFixer:
 
     def _correction(self, word: str) -> str:
         if not is_english(word):
-            if zipf_frequency(word, "en") >= CHAT_WORD:
-                return ""  # "haha", "tbh": how people write, not a typo
+            if zipf_frequency(word, "en") >= CHAT_WORD or not _VOWEL.search(word):
+                return ""  # "haha", "tbh", "wknd": how people write, not a typo
             return self._closest(word, 1 if len(word) < LONG_WORD else 2)
         # A dictionary word is one slip from a far more common one, or it was meant.
         near = {stem(c): c for c in sorted((c for c, _ in self._near(word, 1)), key=len)}

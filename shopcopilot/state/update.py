@@ -74,6 +74,7 @@ def update(
     if consult is not None:
         obs, diff.resolver = consult(new, obs, shown, lexicon)
     diff.read = readings(obs)
+    _lift(new, obs, diff)
     contrasted = _contrasted_values(new, obs)
     if (obs.override or contrasted or _retracts_a_value(new, obs)) and new.history:
         new.epoch += 1
@@ -302,6 +303,27 @@ def _replace_contrasted(
     return {facet for facet, _ in contrasted}
 
 
+def _lift(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
+    """ "forget brown", "doesn't have to be straw": a value the shopper asked for earlier is
+    taken back, neither turned down nor asked for again. Of a value never asked for, "forget
+    heels" stays a refusal."""
+    for mention in obs.lifted:
+        held = [
+            c
+            for c in state.active()
+            if c.data.get("facet") == mention.facet
+            and c.value == mention.value
+            and c.source_turn < state.turn
+        ]
+        if not held:
+            continue
+        for constraint in held:
+            constraint.status = Status.REPLACED
+            diff.replaced.append(constraint.described())
+        obs.negated = [m for m in obs.negated if m is not mention]
+        obs.values = [m for m in obs.values if m is not mention]
+
+
 def _retracts_a_value(state: ShoppingState, obs: Observation) -> bool:
     """Turning down a value the shopper asked for earlier ("I want synthetic, not polyester"
     after asking for polyester) is a change of mind, whatever the wording."""
@@ -317,8 +339,9 @@ def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) ->
         state.rejected.append(Rejection(mention.facet, mention.value, state.turn))
         diff.negated.append({"attribute": mention.facet, "value": mention.value})
     for word in obs.negated_words:
-        state.rejected.append(Rejection("word", stem(word), state.turn))
-        diff.negated.append({"attribute": "word", "value": stem(word)})
+        said = word if " " in word else stem(word)  # "puff sleeves" is matched as a phrase
+        state.rejected.append(Rejection("word", said, state.turn))
+        diff.negated.append({"attribute": "word", "value": said})
 
 
 def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
@@ -497,15 +520,24 @@ def _about_shown(fragment: str, obs: Observation, reading) -> bool:
     return not content
 
 
-def _stated_amounts(obs: Observation, shown: Sequence[Shown]) -> list[float]:
+def _stated_amounts(
+    obs: Observation, shown: Sequence[Shown], everything: Sequence[Shown]
+) -> list[float]:
     """The budget numbers the message states, unless they are a shown product's price ("the
-    keyocean one, that's 29" names a product, it sets no budget)."""
+    keyocean one, that's 29" names a product, it sets no budget). Said of the whole list
+    ("these look cheap, I can spend up to 50"), only a number framed as a price names one: some
+    product of ten is near any budget."""
     if not obs.budget:
         return []
     budget = obs.budget
     amounts = [a for a in (budget.min_price, budget.max_price, budget.target) if a is not None]
     prices = [s.price for s in shown if s.price is not None]
-    if amounts and all(any(abs(a - p) <= max(1.0, 0.02 * p) for p in prices) for a in amounts):
+    whole_list = len(shown) > 1 and len(shown) == len(everything)
+    if amounts and all(
+        any(abs(a - p) <= max(1.0, 0.02 * p) for p in prices)
+        and (not whole_list or said_as_a_price(obs.shown_talk, a))
+        for a in amounts
+    ):
         return []
     return amounts
 
@@ -530,7 +562,7 @@ def _price_budget(
     cheaper = critique.kind == "cheaper"
     price = min(prices) if cheaper else max(prices)
     # "cheaper, under $30" states a budget; "the keyocean one, that's 29" names a price
-    if obs.budget and (not critique.pointed or _stated_amounts(obs, products)):
+    if obs.budget and (not critique.pointed or _stated_amounts(obs, products, shown)):
         return f"kept the budget you stated ({obs.budget.describe()})", {}
     key = "max" if cheaper else "min"
     for old in state.active(Attribute.BUDGET):
