@@ -206,8 +206,9 @@ def test_an_age_said_later_refines_the_department(shop, play):
 def test_a_pronoun_gives_a_soft_department_for_a_person_of_unknown_gender(shop, play):
     state, _ = play(shop, "secret santa for a coworker, I don't know her well, maybe a scarf")
     assert departments(state) == {"women": Level.SOFT}
+    # A child's age said holds: the pronoun only says which child's department.
     state, _ = play(shop, "running shoes for my 9 year old", "he likes blue")
-    assert departments(state) == {"boys": Level.SOFT}
+    assert departments(state) == {"boys": Level.HARD}
 
 
 def test_a_person_named_only_in_passing_changes_nothing(shop, play):

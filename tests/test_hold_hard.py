@@ -283,3 +283,30 @@ def test_a_guessed_department_still_turns_down_the_other_half(person, say):
     # "For my dad": men's is a guess (unisex would do), but a women's shoe never is.
     ids = _ids(say(person, "trail running shoes for my dad"))
     assert ids and not any(i.startswith("W") for i in ids)
+
+
+@pytest.fixture(scope="module")
+def party_dresses(person_on, catalog_record) -> Agent:
+    girls = {"Department": "Girls"}
+    party = [TOP, "Women", "Clothing", "Dresses", "Club & Night Out"]
+    girls_dresses = [TOP, "Girls", "Clothing", "Dresses"]
+    return person_on(
+        [
+            # Filed under no department, titled a grown-up's.
+            *(
+                catalog_record(f"WP{n}", f"Womens Party Summer Dress {n}", categories=party)
+                for n in range(4)
+            ),
+            *(
+                catalog_record(
+                    f"GP{n}", f"Girls Summer Dress {n}", categories=girls_dresses, details=girls
+                )
+                for n in range(3)
+            ),
+        ]
+    )
+
+
+def test_a_young_childs_dress_is_never_titled_a_womans(party_dresses, say):
+    ids = _ids(say(party_dresses, "a summer dress for my little one, she turns 2 next month"))
+    assert ids and not any(i.startswith("WP") for i in ids)

@@ -183,7 +183,7 @@ def _titled(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
 
 KIND_FIRST = 100  # above any count of colours and materials named
 A_KIND = 3  # products a child's department must call by the item's name (not one "for leggings")
-HEADED_AS_WELL = 0.9  # products filed under the head noun, matching this share of the best
+HEADED_AS_WELL = 0.8  # products filed under the head noun, matching this share of the best
 AS_WELL = WEAK / 2  # a department whose best item match is this close reads the kind
 
 
@@ -204,10 +204,18 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
                 has |= _says(batch, value_words(value))
         return has
 
+    young = facet == "department" and not grown_up and all(v in YOUNG for v in wanted)
+
     def violated(batch: Batch) -> np.ndarray:
         if facet == "department":
             accepted = {d for value in wanted for d in accepted_departments(value)}
-            return (batch.code("department") >= 0) & ~batch.code_is("department", accepted)
+            filed = batch.code("department") >= 0
+            out = filed & ~batch.code_is("department", accepted)
+            if young:  # filed under none, but titled a grown-up's ("Womens Party Dress")
+                out |= (
+                    ~filed & _titled_any(batch, GROWN_UP_WORDS) & ~_titled_any(batch, CHILD_WORDS)
+                )
+            return out
         if facet == "brand":
             return ~brands_of(batch, wanted)
         return batch.lists_any(_LISTS[facet]) & ~said(batch)
@@ -227,8 +235,19 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
         facet,
         said if named else None,
         filed if facet == "department" else None,
-        facet == "department" and not grown_up and all(v in YOUNG for v in wanted),
+        young,
     )
+
+
+def _titled_any(batch: Batch, words: tuple[str, ...]) -> np.ndarray:
+    out = np.zeros(len(batch), dtype=bool)
+    for word in words:
+        out |= batch.titled(word)
+    return out
+
+
+GROWN_UP_WORDS = ("women", "men", "adult", "ladies")
+CHILD_WORDS = ("girl", "boy", "baby", "kid", "toddler", "child", "infant", "little")
 
 
 YOUNG = frozenset({"baby", "girls", "boys", "kids"})  # departments a grown-up's product never fits

@@ -75,7 +75,9 @@ class RetrievalSettings:
     goal_band: bool = False
     # The products filed under a category named by the item's head word, this many, by the
     # rest of the words: "white v neck undershirts" finds white v-neck things of every kind
-    # first, and without it a handful of undershirts. 0 (the benchmark's): no such search.
+    # first, and without it a handful of undershirts. 0 (the benchmark's): no such search. Not
+    # past `common_holders` products either: there a kind holds tens of thousands, and the
+    # people's p99 at a million went 89 -> 121-132 ms with it (docs/scaling.md).
     item_window: int = 0
 
 
@@ -163,7 +165,7 @@ def retrieve(
         for c in state.active(Attribute.BRAND)
     ]
     searches += quote_searches(state, settings, features)
-    if settings.item_window:
+    if settings.item_window and not quotes_cap(settings, features):
         searches += [
             (replace(selective, clauses=(*selective.clauses, within)), settings.item_window)
             for within in _of_the_item(state)

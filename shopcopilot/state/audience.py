@@ -503,10 +503,15 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str, b
     if not stated_age and person is not None:
         level = person.level
     if audience.gender is not None and audience.gender.cue == PRONOUN:
-        level = Level.SOFT  # a pronoun is a guess
+        # A pronoun is a guess; a child's age said is not ("my little one turns 2 ... for her":
+        # never a woman's dress).
+        level = level if stated_age and age in CHILD_AGES else Level.SOFT
     said = (audience.recipient, age_fact if stated_age else None)
     words = " ".join(dict.fromkeys(f.text for f in said if f is not None and f.text))
     return department, level, words, not stated_age and person is not None
+
+
+CHILD_AGES = frozenset({"baby", "toddler", "kid"})
 
 
 def _in_months(fact: AudienceFact, data: Cues) -> bool:
