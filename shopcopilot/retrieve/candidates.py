@@ -77,7 +77,7 @@ class RetrievalSettings:
     # rest of the words: "white v neck undershirts" finds white v-neck things of every kind
     # first, and without it a handful of undershirts. 0 (the benchmark's): no such search. Not
     # past `common_holders` products either: there a kind holds tens of thousands, and the
-    # people's p99 at a million went 89 -> 121-132 ms with it (docs/scaling.md).
+    # people's p99 at a million went 89 -> 121-132 ms with it, on a busy machine (docs/scaling.md).
     item_window: int = 0
 
 
