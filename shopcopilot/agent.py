@@ -36,10 +36,11 @@ from .reader.model import shipped as shipped_reader
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
 from .retrieve.candidates import Candidates, with_found
 from .state import ShoppingState, update
-from .state.critique import Shown
+from .state.critique import Shown, words_with_spans
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.model import CritiqueRecord, StateDiff, Turn
 from .state.questions import OF_A_PAIR, OF_THE_LIST, Question, follow_up, read_question
+from .state.questions import SHORT as FOLLOW_UP_WORDS
 from .state.requirements import drop as drop_requirement
 from .state.requirements import requirements
 from .state.spelling import is_english
@@ -236,11 +237,8 @@ class Agent:
             return None
         # Read as typed ("does it wick sweat?" is no "pick"), or after the spelling fixer ("wats
         # the price": "was").
-        asked_before = None  # the question the last turns asked, through "and #2?"s
-        for said in state.history[-3:]:
-            asked_before = follow_up(said.user, asked_before) or read_question(said.user)
         question = (
-            follow_up(message, asked_before)  # "and the first?" after a question
+            _follow_up(message, state)  # "and the first?" after a question
             or read_question(message)
             or read_question(self.lexicon.fix_spelling(message))
         )
@@ -590,6 +588,17 @@ def _vectors(index: CatalogIndex, settings: AgentSettings, progress: bool) -> Pr
     if not dense_enabled(used=_uses_meaning(settings)):
         return None
     return load_vectors(index.store, index.path, load_encoder(), progress=progress)
+
+
+def _follow_up(message: str, state: ShoppingState) -> Question | None:
+    """ "and the first?": the question the last turns asked (through earlier "and #2?"s), of
+    other products; only a short message can be one, so only then are they read again."""
+    if len(words_with_spans(message)) > FOLLOW_UP_WORDS:
+        return None
+    asked = None
+    for said in state.history[-3:]:
+        asked = follow_up(said.user, asked) or read_question(said.user)
+    return follow_up(message, asked)
 
 
 def _uses_meaning(settings: AgentSettings) -> bool:

@@ -246,10 +246,10 @@ def _said(product: Product, value: str) -> str:
 def _said_otherwise(product: Product, value: str) -> str:
     """The listing's words for the thing asked about, said as listings say it ("multipack":
     "pack of 3"), or ''."""
-    text = " ".join(t.rstrip(".") for t in re.findall(r"[a-z0-9.-]+", _text(product)))
+    text = " ".join(t.rstrip(".") for t in re.findall(r"[a-z0-9.]+", _text(product)))
     for word in re.findall(r"[a-z]+", value.lower()):
         for other in LISTING_WORDS.get(word, ()):
-            if re.search(rf"(?<![a-z]){re.escape(other)}", text.replace("-", " ")):
+            if re.search(rf"(?<![a-z]){re.escape(other)}", text):
                 return other
     return ""
 

@@ -147,10 +147,10 @@ def parse_message(
     obs.values = [v for v in obs.values if not _within_wider_size(v, numbers.sizes)]
     said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
-    obs.negated_words = _negated_free_words(text, lexicon)
     obs.shown_kinds = [
         m.span(1) for m in _SHOWN_AS_KIND.finditer(text) if _names_a_kind(m.group(1), lexicon)
     ]
+    obs.negated_words = _negated_free_words(text, lexicon, obs.shown_kinds)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)
@@ -481,10 +481,16 @@ NEGATOR_REACH = 60  # characters: "nothing with hearts or butterflies or pearls"
 _BREAK = re.compile(r"[,.;]|\bbut\b", _I)
 
 
-def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
-    """Things the shopper does not want that the vocabulary has no name for ("no hoods")."""
+def _negated_free_words(
+    text: str, lexicon: Lexicon, shown_kinds: list[tuple[int, int]]
+) -> list[str]:
+    """Things the shopper does not want that the vocabulary has no name for ("no hoods");
+    `shown_kinds`: the spans of the kinds the shown products were called ("these are all
+    flats")."""
     words = []
+    start = 0
     for clause in re.split(r"[.;!?,]", text[: _requirement_list_start(text)]):
+        begin, start = start, start + len(clause) + 1
         if _NO_PREFERENCE.search(clause) or _NOT_SURE.search(clause):
             continue
         said = [
@@ -493,11 +499,7 @@ def _negated_free_words(text: str, lexicon: Lexicon) -> list[str]:
             for part in _LISTED.split(m.group(1) + _list_going_on(clause, m.end()))
             if not lexicon.mentions(m.group(1))  # "no hook and loop": one value, read as one
         ]
-        said += [
-            m.group(1)
-            for m in _SHOWN_AS_KIND.finditer(clause)
-            if _names_a_kind(m.group(1), lexicon)
-        ]
+        said += [text[a:b] for a, b in shown_kinds if begin <= a < begin + len(clause)]
         for phrase in said + [m.group(1) for m in _FREE_OF.finditer(clause)]:
             word = _compound(phrase) or _head_word(phrase)
             if not word or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES:

@@ -16,6 +16,7 @@ from wordfreq import zipf_frequency
 from ..index.text import stem, tokens
 from ..terms import Attribute, Facet, Status
 from .model import Constraint, ShoppingState, StateDiff, Turn
+from .parse import NOT_A_WISH, content_word
 from .spelling import CHAT_WORD, is_english
 
 FACETS = (
@@ -114,8 +115,6 @@ def fragment_label(text: str, read: set[str]) -> str:
     """A wish in the shopper's words, as a chip: the words that say something of the product
     and that no other requirement already says ("I need a pirate costume for me (woman)":
     "pirate", beside "costume" and "women"); '' when nothing is left."""
-    from .parse import NOT_A_WISH, content_word  # the cue words; parse is loaded by then
-
     words = [
         w
         for w in tokens(text)
