@@ -41,6 +41,7 @@ PHRASE_LISTS = (
     "negators",
     "contrast_negators",
     "lifts",
+    "self_statements",
     "value_negators",
     "rejections_after",
     "rejects_shown",

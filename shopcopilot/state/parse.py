@@ -403,7 +403,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
 
 
 # "for me, im a girl lol": a shopper speaking of themselves is grown up, whatever the word.
-_I_AM = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:a\s+|just\s+a\s+)?$", _I)
+_I_AM = re.compile(rf"(?:{_cue('self_statements')})\s*$", _I)
 _GROWN_SELF = {"girls": "women", "boys": "men"}
 
 
