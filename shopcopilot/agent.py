@@ -72,9 +72,15 @@ class AgentSettings:
 # then weighs this much beside a category match (`RankWeights.kind`).
 KIND_SURE = 0.8
 KIND_BONUS = 3.0
+# How far a child's product falls behind a grown-up's when nobody was said to be a child: less
+# than a word of the item's name weighs (`RankWeights.category` 6.0), so a product of the kind
+# asked for still comes before one of another kind.
+UNASKED_YOUNG = 2.0
 FOR_PEOPLE = AgentSettings(
     retrieval=RetrievalSettings(dense_window=50, goal_band=True, item_window=100),
-    ranking=RankWeights(semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS),
+    ranking=RankWeights(
+        semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS, unasked_young=UNASKED_YOUNG
+    ),
     dialogue=DialogueSettings(narrow=False),
     people=True,
     reader=True,
@@ -258,6 +264,8 @@ class Agent:
             and not {c.data.get("min"), c.data.get("max"), c.data.get("target")} & asked
         ]  # fmt: skip
         items = {a["attribute"] for a in diff.added} & {Attribute.CATEGORY}
+        if items and _same_or_wider_item(state, after):
+            items = set()  # "which hat is the cheapest?" of sun hats asks for no other item
         wants = items | ({Attribute.BUDGET} if budgets else set())
         # A comparison asked ("which is cheaper, 2 or 3?") is the question, not a critique.
         comparing = talk.question is not None and talk.question.fact in COMPARING
@@ -588,6 +596,14 @@ def _vectors(index: CatalogIndex, settings: AgentSettings, progress: bool) -> Pr
     if not dense_enabled(used=_uses_meaning(settings)):
         return None
     return load_vectors(index.store, index.path, load_encoder(), progress=progress)
+
+
+def _same_or_wider_item(before: ShoppingState, after: ShoppingState) -> bool:
+    """Does the item now asked for name no word the one before did not ("hat" after "sun hat")?"""
+    was, now = before.active(Attribute.CATEGORY), after.active(Attribute.CATEGORY)
+    if not was or not now:
+        return False
+    return set(now[-1].data.get("words", {})) <= set(was[-1].data.get("words", {}))
 
 
 def _follow_up(message: str, state: ShoppingState) -> Question | None:

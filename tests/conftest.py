@@ -250,16 +250,21 @@ LEXICON_PATHS = {
 }
 
 
-def _make_lexicon(*more_paths: dict[tuple[str, ...], int], brands: Iterable[str] = ()) -> Lexicon:
+def _make_lexicon(
+    *more_paths: dict[tuple[str, ...], int],
+    brands: Iterable[str] = (),
+    catalog_words: Iterable[str] = (),
+) -> Lexicon:
     paths = dict(LEXICON_PATHS)
     for more in more_paths:
         paths.update(more)
-    return Lexicon(paths, brands)
+    return Lexicon(paths, brands, catalog_words)
 
 
 @pytest.fixture(scope="session")
 def make_lexicon() -> Callable[..., Lexicon]:
-    """make(*more_paths, brands=()) -> a Lexicon over the paths of `lexicon` and more."""
+    """make(*more_paths, brands=(), catalog_words=()) -> a Lexicon over the paths of `lexicon`
+    and more, knowing those words of the catalog's text."""
     return _make_lexicon
 
 

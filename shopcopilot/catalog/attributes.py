@@ -308,10 +308,13 @@ def _colors(
     title_mentions: list[Mention],
     feature_mentions: list[list[Mention]],
 ) -> tuple[str, ...]:
-    # The description comes last: it often lists the other colours the product comes in.
-    description = [found(text, Facet.COLOR) for text in product.description]
     detail_colors = _detail_mentions(product.details, _COLOR_KEYS, found, Facet.COLOR)
-    return _values(Facet.COLOR, title_mentions, *detail_colors, *feature_mentions, *description)
+    own = _values(Facet.COLOR, title_mentions, *detail_colors, *feature_mentions)
+    if own:
+        return own
+    # The description only when nothing else names one: it lists the other colours the product
+    # comes in and the colours of its parts ("a brown boot with a white sole").
+    return _values(Facet.COLOR, *(found(text, Facet.COLOR) for text in product.description))
 
 
 def _sizes(

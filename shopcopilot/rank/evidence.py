@@ -297,6 +297,8 @@ def rejection_check(facet: str, value: str) -> PreparedCheck:
     }.get(facet)
     if listed is not None:
         return PreparedCheck(lambda b: b.listed(listed, value), ())
+    if facet == "department" and value in _OTHER_HALF:
+        return PreparedCheck(lambda b: b.code_is(facet, (value,)) | _titled_as(b, value), ())
     if facet in ("department", "closure"):
         return PreparedCheck(lambda b: b.code_is(facet, (value,)), ())
     if facet == "brand":
@@ -309,6 +311,16 @@ def rejection_check(facet: str, value: str) -> PreparedCheck:
         return _phrase_check(said)
     word = stem(value)
     return PreparedCheck(lambda b: b.has[word], (word,))
+
+
+_OTHER_HALF = {"women": "men", "men": "women"}
+
+
+def _titled_as(batch: Batch, department: str) -> np.ndarray:
+    """Is the product titled as the department's, whatever it is filed under ("... for Women",
+    "Women's ..." and not also men's)? "these say for women, he's a man" turns those down."""
+    other = _OTHER_HALF[department]
+    return batch.titled(f"for {department}") | (batch.titled(department) & ~batch.titled(other))
 
 
 def _phrase_check(said: list[str]) -> PreparedCheck:

@@ -82,6 +82,10 @@ class RankWeights:
     # of kinds, brands and prices (0: never), and a pick anchors it (rank/spread.py).
     spread_after: int = 0
     spread_width: int = 10
+    # A person's list: when nobody was said to be a child, products filed under a child's
+    # department come after a grown-up's of the same kind ("sandals": no boys' first), unless
+    # the kind is mostly a child's ("onesie"). 0: off.
+    unasked_young: float = 0.0
 
 
 @dataclass(slots=True)
@@ -249,6 +253,10 @@ def rerank(
         columns.parts["category"] = columns.parts["category"] + weights.kind * batch.code_is(
             "leaf", kind
         )
+    if weights.unasked_young and _nobody_said(state):
+        columns.parts["category"] = columns.parts["category"] - weights.unasked_young * _young(
+            batch, columns.parts["category"]
+        )
     eligible = np.arange(len(rows))
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
@@ -265,6 +273,28 @@ def rerank(
         ranking[:] = [ranking[i] for i in order]
         ranking.spread = True
     return ranking.explain(explain_top)
+
+
+def _nobody_said(state: ShoppingState) -> bool:
+    """Is nothing known of who the item is for: no department, age or person?"""
+    audience = state.audience
+    said = audience.recipient or audience.age_group or audience.gender
+    return not said and not any(c.data.get("facet") == "department" for c in state.active())
+
+
+# The departments of children's things; the kind is a child's when most of its best matches are.
+YOUNG_DEPARTMENTS = ("baby", "girls", "boys", "kids")
+MOSTLY_YOUNG = 0.5
+
+
+def _young(batch: Batch, category: np.ndarray) -> np.ndarray:
+    """1.0 for each candidate filed under a child's department, when the kind asked for is
+    mostly a grown-up's (all 0 when it is mostly a child's)."""
+    young = batch.code_is("department", YOUNG_DEPARTMENTS)
+    if not len(category):
+        return young.astype(float)
+    best = category >= 0.8 * category.max() if category.max() > 0 else np.ones(len(young), bool)
+    return young.astype(float) if young[best].mean() < MOSTLY_YOUNG else np.zeros(len(young))
 
 
 def score_columns(

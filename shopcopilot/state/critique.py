@@ -870,7 +870,9 @@ def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
         after = talk.text[end : cue.start]
         if cue.start >= end and not after.strip(" ?!,") and _closes(talk.text, cue):
             return True  # "pink?? no", "denim isn't really office-y"
-        if cue.end <= start and len(words_with_spans(talk.text[cue.end : start])) <= 1:
+        between = talk.text[cue.end : start]
+        # A word may sit between ("not in pink"), a comma may not: "no prints, solid only".
+        if cue.end <= start and len(words_with_spans(between)) <= 1 and "," not in between:
             return True
     return False
 

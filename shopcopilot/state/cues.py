@@ -42,6 +42,8 @@ PHRASE_LISTS = (
     "contrast_negators",
     "lifts",
     "self_statements",
+    "requirement_leads",
+    "reasons",
     "value_negators",
     "rejections_after",
     "rejects_shown",

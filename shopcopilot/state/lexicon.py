@@ -83,6 +83,10 @@ class Lexicon:
     def fix_spelling(self, text: str) -> str:
         return self._spelling.fix(text)
 
+    def in_catalog(self, word: str) -> bool:
+        """Does the catalog's text use the word?"""
+        return self._spelling.knows(word)
+
     # -- attribute values -------------------------------------------------
     def mentions(self, text: str, brands: bool = True) -> list[Mention]:
         """Values named in the message, each within one clause: in "no suede. leather!" the

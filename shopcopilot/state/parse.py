@@ -161,7 +161,18 @@ def parse_message(
         asked = {"category": "item"}.get(last_question or "", last_question)
         obs.doc = reader.read(text, {"asked": asked, "shown": shown})
         apply_spans(obs.doc, obs, item_known=bool(current_item))
+    obs.fragments = [
+        f for f in (_without_item_parts(f, obs.category_text) for f in obs.fragments) if f
+    ]
     return obs
+
+
+def _without_item_parts(fragment: str, item: str) -> str:
+    """The fragment without its parts that only repeat the item's name ("house" of "house
+    slippers", read as the item once the fragment was cut)."""
+    named = set(tokens(item))
+    parts = [p for p in fragment.split(", ") if not named.issuperset(tokens(p))]
+    return ", ".join(parts)
 
 
 def _within_wider_size(value: Mention, sizes: tuple[Mention, ...]) -> bool:
@@ -612,13 +623,39 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     said = request and words and re.search(_spread(words), request[1])
     if not request or not said:
         return ""
-    body, end = request[1], said.end()
-    # Only the item's own clause: "a tote for work, my son needs one too".
-    return _wish(body[end:].split(",")[0], lexicon, rejected)
+    body = request[1]
+    # Each clause after the item on its own ("gloves, touchscreen": touchscreen; "a tote for
+    # work, my son needs one too": nothing), and before it what its name does not hold
+    # ("fishnet stockings": fishnet).
+    before = _adjoining_wish(body[: said.start()], lexicon, rejected)
+    after = [_wish(part, lexicon, rejected) for part in body[said.end() :].split(",")]
+    return ", ".join(w for w in (before, *after) if w)
+
+
+def _adjoining_wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:
+    """The words right before the item that ask something of it ("fishnet" of "fishnet
+    stockings"); further back, a clause is talk ("he just started ... and owns zero ties")."""
+    rest, wished = _wished(part, lexicon, rejected)
+    asked = {w.start() for w in wished}
+    run: list[str] = []
+    for word in reversed(list(_WORD.finditer(rest))[-ADJOINING:]):
+        if word.start() not in asked:
+            break
+        run.insert(0, word.group())
+    return " ".join(run)
+
+
+ADJOINING = 2  # words before the item read as wishes of it
 
 
 def _wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:
     """The part from its first word that asks something of the product ('' when none does)."""
+    rest, wished = _wished(part, lexicon, rejected)
+    return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
+
+
+def _wished(part: str, lexicon: Lexicon, rejected: list[str]) -> tuple[str, list[re.Match[str]]]:
+    """The part as a fragment, and its words that ask something of the product."""
     rest = _fragment(part.strip())
     covered = [(m.start, m.end) for m in lexicon.mentions(rest)] + cue_spans(rest)
     wished = [
@@ -629,7 +666,7 @@ def _wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:
         and word.group().lower() not in rejected
         and not any(a <= word.start() < b for a, b in covered)
     ]
-    return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
+    return rest, wished
 
 
 def _spread(words: list[str]) -> str:
@@ -811,9 +848,14 @@ def _fragment(piece: str, listed: bool = False) -> str:
     """The content of a clause, without a conversational lead-in, or '' if it is only chat/cues.
     Outside a requirement list, what follows a negator is a rejection, not a requirement."""
     piece = _strip_leadin(piece).strip(" \t-,.")
-    for pattern in (_NO_PREFERENCE, _NOT_SURE, _REJECT_SHOWN, _GIFT_FOR):
+    for pattern in (_REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
+    piece = _without_indifferent_clauses(piece)
+    if seeking := _SEEKING.match(piece):  # "could you show me ones with sleeves": with sleeves
+        piece = piece[seeking.end() :]
+    piece = _REASON.sub("", _REQUIREMENT_LEAD.sub(" ", piece))
+    piece = " ".join(piece.split()).strip(" \t-,.")
     if _RETRACTION.search(piece) and any(t in _ATTRIBUTE_NAMES for t in tokens(piece)):
         return ""  # "forget the budget" asks nothing of the product
     if not listed:
@@ -821,6 +863,19 @@ def _fragment(piece: str, listed: bool = False) -> str:
         if _NEGATED_AFTER.search(piece):  # "hook and loop is annoying": a rejection, not a wish
             return ""
     return piece if _has_content(piece) else ""
+
+
+def _without_indifferent_clauses(piece: str) -> str:
+    """The clauses that ask something: "whatever color, as long as it has upf" asks for upf."""
+    clauses = piece.split(",")
+    kept = [c.strip() for c in clauses if not (_NO_PREFERENCE.search(c) or _NOT_SURE.search(c))]
+    return ", ".join(kept) if len(kept) < len(clauses) else piece
+
+
+# How a wish is introduced ("as long as it has", "it just has to be") and why it is wished
+# ("so I can throw it in my suitcase"): neither is searched for.
+_REQUIREMENT_LEAD = re.compile(rf"\b(?:{_cue('requirement_leads')})\b", _I)
+_REASON = re.compile(rf"\b(?:{_cue('reasons')})\b[^,]*", _I)
 
 
 def _has_content(text: str) -> bool:

@@ -51,6 +51,10 @@ class SpellFixer:
     def fix(self, text: str) -> str:
         return _WORD.sub(lambda m: self._fix_word(m.group()), text)
 
+    def knows(self, word: str) -> bool:
+        lower = word.lower()
+        return lower in self._known or stem(lower) in self._known
+
     def _fix_word(self, word: str) -> str:
         lower = word.lower()
         if len(lower) < 4 or "'" in lower or lower in self._known or stem(lower) in self._known:

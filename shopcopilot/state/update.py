@@ -26,8 +26,8 @@ from .model import (
     StateDiff,
     Turn,
 )
-from .parse import Observation, parse_message
-from .readings import covered, readings, typed_spans
+from .parse import NOT_A_WISH, Observation, content_word, parse_message
+from .readings import WORD, covered, readings, typed_spans
 from .spans import talk
 
 # A shopper wants one of these at a time; a new value replaces the old one.
@@ -70,6 +70,8 @@ def update(
         reader=reader,
         shown=len(shown),
     )
+    if not obs.category_text and not shown:
+        obs.fragments += _left_over(obs, lexicon)
     diff = StateDiff()
     if consult is not None:
         obs, diff.resolver = consult(new, obs, shown, lexicon)
@@ -121,6 +123,23 @@ def update(
     return new, diff
 
 
+def _left_over(obs: Observation, lexicon: Lexicon) -> list[str]:
+    """A message naming no item and no wish of its own but words the catalog uses that nothing
+    read ("she wants to be a witch for halloween": witch): those words, so the search keeps them."""
+    spans = typed_spans(obs)
+    if any(not covered(obs, f, spans) for f in obs.fragments):
+        return []
+    words = [
+        m.group()
+        for m in WORD.finditer(obs.text)
+        if content_word(m.group().lower())
+        and m.group().lower() not in NOT_A_WISH
+        and lexicon.in_catalog(m.group())
+        and not any(a <= m.start() < b for a, b in spans)
+    ]
+    return [" ".join(words)] if words else []
+
+
 def _level(state: ShoppingState, obs: Observation) -> Level:
     """Answers and overrides are requirements; what a browser volunteers up front is softer."""
     if not state.history and (obs.browsing or state.intent == "browsing" and not _specific(obs)):
@@ -149,7 +168,7 @@ def _update_intent(state: ShoppingState, obs: Observation, diff: StateDiff) -> N
 def _apply_category(
     state: ShoppingState, obs: Observation, lexicon: Lexicon, level: str, diff: StateDiff
 ) -> bool:
-    words = lexicon.category_tokens(obs.category_text) if obs.category_text else {}
+    words = _item_words(lexicon, obs.category_text) if obs.category_text else {}
     if not words:
         return False
     current = state.active(Attribute.CATEGORY)
@@ -170,6 +189,21 @@ def _apply_category(
     state.constraints.append(constraint)
     diff.added.append(constraint.described())
     return bool(current)
+
+
+# How sure the categoriser must be to name the kind of an item the category words do not know.
+KNOWN_BY_CATEGORISER = 0.9
+
+
+def _item_words(lexicon: Lexicon, item: str) -> dict[str, float]:
+    """The item's category words; for a name the categories do not use ("bathrobe"), those of
+    the category the catalog's categoriser files it under, when it is sure."""
+    if words := lexicon.category_tokens(item):
+        return words
+    reading = lexicon.read_item(item)
+    if reading is None or reading.node is None or reading.node_p < KNOWN_BY_CATEGORISER:
+        return {}
+    return lexicon.category_tokens(reading.node)
 
 
 def _item_data(lexicon: Lexicon, obs: Observation, words: dict[str, float]) -> dict[str, Any]:

@@ -1,0 +1,136 @@
+"""Wishes said around the item and beside indifference are kept; what a person did not say is
+not assumed: a child's product comes after a grown-up's unless someone is a child, a question
+naming the kind on show asks for no other kind, and a department turned down turns down the
+products titled as its."""
+
+from __future__ import annotations
+
+import pytest
+
+from shopcopilot.agent import Agent
+from shopcopilot.index.text import ROOT_CATEGORY as TOP
+from shopcopilot.state.parse import parse_message
+from shopcopilot.state.update import _left_over
+
+SANDALS = {"Women": [TOP, "Women", "Shoes", "Sandals"], "Boys": [TOP, "Boys", "Shoes", "Sandals"]}
+SLEEP = [TOP, "Men", "Clothing", "Sleep & Lounge", "Sleep Tops"]
+ROBES = [TOP, "Men", "Clothing", "Sleep & Lounge", "Robes"]
+HATS = [TOP, "Women", "Accessories", "Hats & Caps", "Sun Hats"]
+GLOVES = [TOP, "Women", "Accessories", "Gloves & Mittens", "Cold Weather Gloves"]
+
+
+def _catalog(record) -> list[dict]:
+    # The boys' sandals match the words best: only the department can put them last.
+    out = [
+        record(f"BS{n}", "Boys Sandals Sandals Beach Sandals", price=20.0 + n,
+               categories=SANDALS["Boys"], details={"Department": "Boys"})
+        for n in range(3)
+    ]  # fmt: skip
+    out += [
+        record(f"WS{n}", "Strappy Sandals for Summer", price=25.0 + n, categories=SANDALS["Women"],
+               details={"Department": "Womens"})
+        for n in range(4)
+    ]  # fmt: skip
+    out += [
+        record(f"ST{n}", f"Men's Long Sleeve Sleep Top {name}", price=20.0 + n, categories=SLEEP,
+               details={"Department": "Mens"})
+        for n, name in enumerate(["for Women", "for Women", "Classic", "Soft", "Flannel"])
+    ]  # fmt: skip
+    out += [
+        record(f"RB{n}", f"Men's Plush Bathrobe {colour}", price=30.0 + n, categories=ROBES,
+               details={"Department": "Mens"})
+        for n, colour in enumerate(["Grey", "Navy", "Black"])
+    ]  # fmt: skip
+    out += [
+        record(f"SH{n}", f"Women's Straw Sun Hat {style}", price=10.0 + 5 * n, categories=HATS,
+               details={"Department": "Womens"})
+        for n, style in enumerate(["Solid Wide Brim", "Packable", "Floral Print", "Solid Bucket"])
+    ]  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def person(person_on, catalog_record) -> Agent:
+    return person_on(_catalog(catalog_record))
+
+
+def _said(agent: Agent, *messages: str) -> dict:
+    agent.reset("w")
+    return [agent.respond_traced("w", m, detailed=False) for m in messages][-1].response
+
+
+def _titles(agent: Agent, response: dict) -> list[str]:
+    return [agent.index.store.get(r["parent_asin"]).title for r in response["recommendations"]]
+
+
+def test_a_childs_product_comes_after_a_grown_ups_when_nobody_is_a_child(person, say):
+    ids = [r["parent_asin"] for r in say(person, "sandals")["recommendations"]]
+    assert ids[:4] and all(i.startswith("WS") for i in ids[:4]), ids
+    ids = [r["parent_asin"] for r in say(person, "sandals for my son")["recommendations"]]
+    assert ids[0].startswith("BS"), ids
+
+
+def test_a_question_naming_the_kind_on_show_keeps_the_list(person, say):
+    person.reset("q", {})
+    shown = person.respond("q", "a sun hat", 1)
+    asked = person.respond("q", "which hat is the cheapest?", 2)
+    assert [r["parent_asin"] for r in asked["recommendations"]] == [
+        r["parent_asin"] for r in shown["recommendations"]
+    ]
+    assert "cheapest" in asked["message"]
+    person.reset("q", {})
+    person.respond("q", "a sun hat", 1)
+    asked = person.respond_traced("q", "which hat is the cheapest?", detailed=False).response
+    held = [r["label"] for r in asked["requirements"]]
+    assert "sun hat" in held and "hat" not in held, held
+
+
+def test_a_department_turned_down_turns_down_products_titled_as_its(person, say):
+    response = say(
+        person, "long sleeve sleep top for my husband", "these say for women, he's a man"
+    )
+    titles = _titles(person, response)
+    assert titles and not any("for Women" in t for t in titles), titles
+
+
+def test_an_item_the_category_names_miss_is_read_by_the_categoriser(person, say):
+    """No category says "bathrobe"; the catalog's categoriser files it under Robes."""
+    response = _said(person, "a bathrobe for my husband, under 50", "the navy one please")
+    labels = [r["label"] for r in response["requirements"]]
+    assert "bathrobe" in labels, labels
+
+
+@pytest.mark.parametrize(
+    "message,wish",
+    [
+        ("women's winter gloves, touchscreen", "touchscreen"),  # a clause after the item
+        ("fishnet stockings for a costume", "fishnet"),  # a word right before it
+        ("whatever color, as long as it has upf", "upf"),  # beside indifference
+        ("any colour is fine, it just has to be packable so I can pack it", "packable"),
+    ],
+)
+def test_wishes_around_the_item_are_kept(make_lexicon, message, wish):
+    lexicon = make_lexicon({tuple(GLOVES): 9, (TOP, "Women", "Clothing", "Stockings"): 9})
+    obs = parse_message(message, lexicon, last_question=None, first_turn=True)
+    assert [f for f in obs.fragments if wish in f.lower().split()], obs.fragments
+    assert not [f for f in obs.fragments if {"long", "so", "just"} & set(f.lower().split())]
+
+
+def test_talk_before_the_item_is_no_wish(make_lexicon):
+    lexicon = make_lexicon({(TOP, "Men", "Accessories", "Neckties"): 9})
+    said = "gift for my brother, he just started his first office job and owns zero ties lol"
+    obs = parse_message(said, lexicon, last_question=None, first_turn=True)
+    assert not obs.fragments, obs.fragments
+
+
+def test_words_nothing_read_are_searched_for_when_no_item_is_named(make_lexicon):
+    lexicon = make_lexicon(catalog_words=["witch"])
+    obs = parse_message("she decided she wants to be a witch", lexicon, None, first_turn=True)
+    obs.fragments, obs.category_text = [], ""  # as when the words named no item after all
+    assert _left_over(obs, lexicon) == ["witch"]  # not "decided" or "wants": not the catalog's
+
+
+def test_a_negator_before_a_comma_turns_down_only_its_clause(person, say):
+    response = _said(person, "sun hat", "no prints, solid only")
+    rejected = [r["label"] for r in response["requirements"] if r["label"].startswith("not ")]
+    assert rejected and "not solid" not in rejected, rejected
