@@ -134,3 +134,10 @@ def test_a_negator_before_a_comma_turns_down_only_its_clause(person, say):
     response = _said(person, "sun hat", "no prints, solid only")
     rejected = [r["label"] for r in response["requirements"] if r["label"].startswith("not ")]
     assert rejected and "not solid" not in rejected, rejected
+
+
+def test_shown_products_called_a_thing_their_titles_say_turn_it_down(person):
+    said = _said(person, "sun hat", "these are all packable, I want a proper one")
+    assert "not packable" in [r["label"] for r in said["requirements"]]
+    said = _said(person, "sun hat", "these are all cute but I need a wide brim")
+    assert not [r for r in said["requirements"] if r["label"].startswith("not ")]

@@ -65,6 +65,7 @@ WORD_LISTS = (
     "not_wishes",
     "phrase_stop",
     "not_a_thing",
+    "opinions",
     "degree_words",
     "not_items",
     "not_free_of",

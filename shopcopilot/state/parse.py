@@ -96,6 +96,7 @@ class Observation:
     negated_words: list[str] = field(default_factory=list)
     lifted: list[Mention] = field(default_factory=list)  # "forget brown": taken back if asked
     shown_kinds: list[tuple[int, int]] = field(default_factory=list)  # "these are all flats"
+    shown_described: list[str] = field(default_factory=list)  # "these are all puffers": puffer
     budget: Budget | None = None
     no_preference: list[str] = field(default_factory=list)
     override: bool = False
@@ -147,8 +148,14 @@ def parse_message(
     obs.values = [v for v in obs.values if not _within_wider_size(v, numbers.sizes)]
     said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
-    obs.shown_kinds = [
-        m.span(1) for m in _SHOWN_AS_KIND.finditer(text) if _names_a_kind(m.group(1), lexicon)
+    described = list(_SHOWN_AS_KIND.finditer(text))
+    obs.shown_kinds = [m.span(1) for m in described if _names_a_kind(m.group(1), lexicon)]
+    obs.shown_described = [
+        word
+        for m in described
+        if m.span(1) not in obs.shown_kinds and not lexicon.mentions(m.group(1))
+        for word in [_head_word(m.group(1))]
+        if word and word not in _NOT_A_THING and word not in _OPINIONS
     ]
     obs.negated_words = _negated_free_words(text, lexicon, obs.shown_kinds)
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs)
@@ -573,6 +580,7 @@ def _head_word(phrase: str) -> str:
 
 # Words that follow "no"/"nothing" without naming a product feature.
 _NOT_A_THING = CONVERSATION.words["not_a_thing"]
+_OPINIONS = CONVERSATION.words["opinions"]
 
 
 def _read_pieces(

@@ -86,6 +86,7 @@ def update(
         obs.budget = None  # "too pricey at $26.99" names the product's price; it is no budget
     recent = _placed(recent, shown)
     reading = read_critiques(new, obs, shown, recent) if shown else ShownReading()
+    obs.negated_words += _said_of_shown(obs.shown_described, shown)
     obs.values = [m for m in obs.values if not _points_only(m, reading, obs.text)]
     _update_intent(new, obs, diff)
     category_changed = _apply_category(new, obs, lexicon, level, diff)
@@ -138,6 +139,12 @@ def _left_over(obs: Observation, lexicon: Lexicon) -> list[str]:
         and not any(a <= m.start() < b for a, b in spans)
     ]
     return [" ".join(words)] if words else []
+
+
+def _said_of_shown(words: list[str], shown: Sequence[Shown]) -> list[str]:
+    """What the shopper called the shown products that some of their titles say ("these are
+    all puffers"): a thing they turn down. A word no title says is no thing of theirs."""
+    return [w for w in words if any(stem(w) in s.words for s in shown)]
 
 
 def _level(state: ShoppingState, obs: Observation) -> Level:
