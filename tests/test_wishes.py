@@ -16,6 +16,8 @@ SANDALS = {"Women": [TOP, "Women", "Shoes", "Sandals"], "Boys": [TOP, "Boys", "S
 SLEEP = [TOP, "Men", "Clothing", "Sleep & Lounge", "Sleep Tops"]
 ROBES = [TOP, "Men", "Clothing", "Sleep & Lounge", "Robes"]
 HATS = [TOP, "Women", "Accessories", "Hats & Caps", "Sun Hats"]
+SCRUBS = [TOP, "Men", "Clothing", "Uniforms", "Scrub Jackets"]
+PUFFERS = [TOP, "Men", "Clothing", "Jackets & Coats", "Down Jackets"]
 GLOVES = [TOP, "Women", "Accessories", "Gloves & Mittens", "Cold Weather Gloves"]
 
 
@@ -45,6 +47,16 @@ def _catalog(record) -> list[dict]:
         record(f"SH{n}", f"Women's Straw Sun Hat {style}", price=10.0 + 5 * n, categories=HATS,
                details={"Department": "Womens"})
         for n, style in enumerate(["Solid Wide Brim", "Packable", "Floral Print", "Solid Bucket"])
+    ]  # fmt: skip
+    out += [
+        record(f"SC{n}", "Men's Scrub Jacket Black", price=30.0 + n, categories=SCRUBS,
+               details={"Department": "Mens", "Color": "Black"})
+        for n in range(2)
+    ]  # fmt: skip
+    out += [
+        record(f"PF{n}", f"Men's Quilted Puffer Jacket {c}", price=50.0 + n, categories=PUFFERS,
+               details={"Department": "Mens", "Color": c})
+        for n, c in enumerate(["Navy", "Olive", "Grey", "Tan"])
     ]  # fmt: skip
     return out
 
@@ -141,3 +153,12 @@ def test_shown_products_called_a_thing_their_titles_say_turn_it_down(person):
     assert "not packable" in [r["label"] for r in said["requirements"]]
     said = _said(person, "sun hat", "these are all cute but I need a wide brim")
     assert not [r for r in said["requirements"] if r["label"].startswith("not ")]
+
+
+def test_more_like_one_puts_its_kind_first(person):
+    shown = _said(person, "jacket for men")
+    ids = [r["parent_asin"] for r in shown["recommendations"]]
+    other = next(i for i, asin in enumerate(ids, 1) if asin[:2] != ids[0][:2])
+    liked = person.respond_traced("w", f"more like #{other}", detailed=False).response
+    now = [r["parent_asin"] for r in liked["recommendations"]]
+    assert all(asin[:2] == ids[other - 1][:2] for asin in now[:2]), (ids, now)

@@ -266,6 +266,7 @@ def rerank(
         item = tuple(word for word, _ in needs.categories[-1].words) if needs.categories else ()
         held = hold(hard, batch, columns.parts["category"], eligible, item)
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
+        tier = tier + LIKE_FIRST * _like_the_anchor(needs.critique.anchor, batch)
     add_prominence(columns, probes, batch, weights, eligible, limit)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
     if weights.spread_after and blank_streak(state) >= weights.spread_after:
@@ -273,6 +274,23 @@ def rerank(
         ranking[:] = [ranking[i] for i in order]
         ranking.spread = True
     return ranking.explain(explain_top)
+
+
+# "More like #2" on a person's list: products of its kind and department come first, before
+# the item's kind (hard.KIND_FIRST): the shopper pointed at the kind they mean.
+LIKE_FIRST = 1000
+
+
+def _like_the_anchor(anchor: dict, batch: Batch) -> np.ndarray:
+    """1 for each candidate filed under the anchor product's leaf and department."""
+    row = batch.features.row_of(anchor["parent_asin"]) if anchor.get("parent_asin") else None
+    if row is None:
+        return np.zeros(len(batch), dtype=np.int64)
+    codes = batch.features.codes
+    same = batch.code("leaf") == codes["leaf"][row]
+    if codes["department"][row] >= 0:
+        same &= batch.code("department") == codes["department"][row]
+    return same.astype(np.int64)
 
 
 def _nobody_said(state: ShoppingState) -> bool:

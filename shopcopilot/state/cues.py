@@ -66,6 +66,7 @@ WORD_LISTS = (
     "phrase_stop",
     "not_a_thing",
     "opinions",
+    "someone",
     "degree_words",
     "not_items",
     "not_free_of",

@@ -636,8 +636,21 @@ def _besides_the_item(piece: str, item: str, lexicon: Lexicon, rejected: list[st
     # work, my son needs one too": nothing), and before it what its name does not hold
     # ("fishnet stockings": fishnet).
     before = _adjoining_wish(body[: said.start()], lexicon, rejected)
-    after = [_wish(part, lexicon, rejected) for part in body[said.end() :].split(",")]
+    own, *more = body[said.end() :].split(",")
+    # A later clause is a wish when it is short ("gloves, touchscreen"); a long one is talk.
+    more = [part for part in more if len(part.split()) <= SHORT_CLAUSE and not _about_someone(part)]
+    after = [_wish(part, lexicon, rejected) for part in (own, *more) if not _about_someone(part)]
     return ", ".join(w for w in (before, *after) if w)
+
+
+def _about_someone(clause: str) -> bool:
+    """Does the clause tell of someone ("he keeps coming home soaked", "his old one broke")?"""
+    words = [w for w in clause.lower().split() if w not in ("and", "but", "so")][:1]
+    return bool(words) and words[0] in _SOMEONE
+
+
+_SOMEONE = frozenset(CONVERSATION.words["someone"])
+SHORT_CLAUSE = 3  # words
 
 
 def _adjoining_wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:
@@ -647,7 +660,7 @@ def _adjoining_wish(part: str, lexicon: Lexicon, rejected: list[str]) -> str:
     asked = {w.start() for w in wished}
     run: list[str] = []
     for word in reversed(list(_WORD.finditer(rest))[-ADJOINING:]):
-        if word.start() not in asked:
+        if word.start() not in asked or "'" in word.group():  # "my son's rain jacket"
             break
         run.insert(0, word.group())
     return " ".join(run)
