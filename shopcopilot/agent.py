@@ -77,7 +77,7 @@ KIND_BONUS = 3.0
 # asked for still comes before one of another kind.
 UNASKED_YOUNG = 2.0
 FOR_PEOPLE = AgentSettings(
-    retrieval=RetrievalSettings(dense_window=50, goal_band=True, item_window=100),
+    retrieval=RetrievalSettings(dense_window=50, goal_band=True, item_window=100, item_forms=True),
     ranking=RankWeights(
         semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS, unasked_young=UNASKED_YOUNG
     ),

@@ -766,8 +766,8 @@ def test_a_compound_of_category_words_names_the_item(make_lexicon, play):
     ],
 )
 def test_plurals_fold_to_the_singular_shoppers_say(plural, singular):
+    from shopcopilot.index.forms import word_forms
     from shopcopilot.index.text import stem
-    from shopcopilot.rank.evidence import word_forms
 
     assert stem(plural) == stem(singular) == singular
     assert plural in word_forms(stem(singular))  # and product text in the plural matches it

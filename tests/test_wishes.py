@@ -9,7 +9,8 @@ import pytest
 
 from shopcopilot.agent import Agent
 from shopcopilot.index.text import ROOT_CATEGORY as TOP
-from shopcopilot.state.parse import parse_message
+from shopcopilot.retrieve.candidates import build_query
+from shopcopilot.state.parse import _with_alternative, parse_message
 from shopcopilot.state.update import _left_over
 
 SANDALS = {"Women": [TOP, "Women", "Shoes", "Sandals"], "Boys": [TOP, "Boys", "Shoes", "Sandals"]}
@@ -18,6 +19,8 @@ ROBES = [TOP, "Men", "Clothing", "Sleep & Lounge", "Robes"]
 HATS = [TOP, "Women", "Accessories", "Hats & Caps", "Sun Hats"]
 SCRUBS = [TOP, "Men", "Clothing", "Uniforms", "Scrub Jackets"]
 PUFFERS = [TOP, "Men", "Clothing", "Jackets & Coats", "Down Jackets"]
+PUMPS = [TOP, "Women", "Shoes", "Pumps"]
+JEANS = [TOP, "Men", "Clothing", "Jeans"]
 GLOVES = [TOP, "Women", "Accessories", "Gloves & Mittens", "Cold Weather Gloves"]
 
 
@@ -57,6 +60,16 @@ def _catalog(record) -> list[dict]:
         record(f"PF{n}", f"Men's Quilted Puffer Jacket {c}", price=50.0 + n, categories=PUFFERS,
                details={"Department": "Mens", "Color": c})
         for n, c in enumerate(["Navy", "Olive", "Grey", "Tan"])
+    ]  # fmt: skip
+    out += [
+        record(f"PU{n}", f"Women's Classic Pointed Toe Pumps {c}", price=40.0 + n, categories=PUMPS,
+               details={"Department": "Womens", "Color": c})
+        for n, c in enumerate(["Red", "Black", "Nude"])
+    ]  # fmt: skip
+    out += [
+        record(f"RJ{n}", "Red Jeans Red Denim", price=30.0 + n, categories=JEANS,
+               details={"Department": "Mens", "Color": "Red"})
+        for n in range(6)
     ]  # fmt: skip
     return out
 
@@ -162,3 +175,20 @@ def test_more_like_one_puts_its_kind_first(person):
     liked = person.respond_traced("w", f"more like #{other}", detailed=False).response
     now = [r["parent_asin"] for r in liked["recommendations"]]
     assert all(asin[:2] == ids[other - 1][:2] for asin in now[:2]), (ids, now)
+
+
+def test_the_item_is_searched_in_the_forms_titles_use(make_lexicon, play):
+    """The index keeps words as written: "heels" are filed as Pumps, which "pump" never meets."""
+    lexicon = make_lexicon({tuple(PUMPS): 9})
+    state, _ = play(lexicon, "red heels")
+    said = {w for c in build_query(state, item_forms=True).clauses for w in c.words}
+    assert "pumps" in said and "pumps" not in {
+        w for c in build_query(state).clauses for w in c.words
+    }
+
+
+def test_an_item_said_with_another_kind_keeps_both(make_lexicon):
+    lexicon = make_lexicon({(TOP, "Women", "Accessories", "Wraps & Pashminas"): 9})
+    said = "a wrap or pashmina for an evening wedding"
+    assert _with_alternative("wrap", said, lexicon) == "wrap or pashmina"
+    assert _with_alternative("wrap", "a wrap or something", lexicon) == "wrap"

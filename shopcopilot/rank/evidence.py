@@ -17,22 +17,10 @@ import numpy as np
 
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..index.features import FeatureStore
-from ..index.text import F_PLURALS, STOPWORDS, stem, tokens
+from ..index.forms import word_forms
+from ..index.text import STOPWORDS, stem, tokens
 from ..state.critique import CUES
 from ..state.model import Constraint, Fragment
-
-
-@lru_cache(maxsize=100_000)
-def word_forms(stemmed: str) -> tuple[str, ...]:
-    """The plural forms a product's text may use for a stemmed word."""
-    forms = [stemmed, stemmed + "s", stemmed + "es"]
-    if stemmed.endswith("y"):
-        forms += [stemmed[:-1] + "ies", stemmed[:-1] + "ie"]  # "hoodies", "hoodie"
-    forms += _F_PLURAL_OF.get(stemmed, ())
-    return tuple(forms)
-
-
-_F_PLURAL_OF = {singular: (plural,) for plural, singular in F_PLURALS.items()}
 
 
 class Batch:

@@ -168,10 +168,26 @@ def parse_message(
         asked = {"category": "item"}.get(last_question or "", last_question)
         obs.doc = reader.read(text, {"asked": asked, "shown": shown})
         apply_spans(obs.doc, obs, item_known=bool(current_item))
+    obs.category_text = _with_alternative(obs.category_text, text, lexicon)
     obs.fragments = [
         f for f in (_without_item_parts(f, obs.category_text) for f in obs.fragments) if f
     ]
     return obs
+
+
+def _with_alternative(item: str, text: str, lexicon: Lexicon) -> str:
+    """The item with the other kind said beside it ("a wrap or pashmina", "robes or capes"):
+    the products both name come first."""
+    at = text.lower().find(item.lower()) if item else -1
+    if at < 0:
+        return item
+    after = [w.strip(".,!?;:") for w in text[at + len(item) :].split()[:3]]
+    if not after or after[0].lower() != "or":
+        return item
+    other = next((w for w in after[1:] if w.lower() not in ("a", "an", "some")), "")
+    if not other.isalpha() or not lexicon.category_tokens(other):
+        return item
+    return f"{item} or {other}"
 
 
 def _without_item_parts(fragment: str, item: str) -> str:
