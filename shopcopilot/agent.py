@@ -227,7 +227,15 @@ class Agent:
             shown = self._shown_facts(state.last_shown)
             recent = self._shown_facts(state.pointed_at())
             state, diff = update(
-                state, message, self.lexicon, turn, shown, self.resolver, recent, self.reader
+                state,
+                message,
+                self.lexicon,
+                turn,
+                shown,
+                self.resolver,
+                recent,
+                self.reader,
+                people=self.settings.people,
             )
             state.turns_without_progress = len(state.shown_this_epoch()) // max(top_k, 1)
             event.summary = _summarise_diff(diff)
@@ -257,7 +265,15 @@ class Agent:
         item, a turned-down value, a critique ("anything like #2 but cheaper?")? The values it
         names are what it asks about ("is #1 available in blue?"), not wishes."""
         shown = self._shown_facts(state.last_shown)
-        after, diff = update(state, message, self.lexicon, turn, shown, reader=self.reader)
+        after, diff = update(
+            state,
+            message,
+            self.lexicon,
+            turn,
+            shown,
+            reader=self.reader,
+            people=self.settings.people,
+        )
         asked = {float(p) for p in talk.question.positions} if talk.question else set()
         budgets = [  # "the difference between 1 and 2": places in the list, no budget
             c for c in after.active(Attribute.BUDGET) if c.source_turn == turn

@@ -136,7 +136,7 @@ def test_an_item_the_category_names_miss_is_read_by_the_categoriser(person, say)
 )
 def test_wishes_around_the_item_are_kept(make_lexicon, message, wish):
     lexicon = make_lexicon({tuple(GLOVES): 9, (TOP, "Women", "Clothing", "Stockings"): 9})
-    obs = parse_message(message, lexicon, last_question=None, first_turn=True)
+    obs = parse_message(message, lexicon, last_question=None, first_turn=True, people=True)
     assert [f for f in obs.fragments if wish in f.lower().split()], obs.fragments
     assert not [f for f in obs.fragments if {"long", "so", "just"} & set(f.lower().split())]
 
@@ -144,7 +144,7 @@ def test_wishes_around_the_item_are_kept(make_lexicon, message, wish):
 def test_talk_before_the_item_is_no_wish(make_lexicon):
     lexicon = make_lexicon({(TOP, "Men", "Accessories", "Neckties"): 9})
     said = "gift for my brother, he just started his first office job and owns zero ties lol"
-    obs = parse_message(said, lexicon, last_question=None, first_turn=True)
+    obs = parse_message(said, lexicon, last_question=None, first_turn=True, people=True)
     assert not obs.fragments, obs.fragments
 
 

@@ -53,10 +53,12 @@ def update(
     consult: Consult | None = None,
     recent: Sequence[Shown] = (),
     reader: Reader | None = None,
+    people: bool = False,
 ) -> tuple[ShoppingState, StateDiff]:
     """`shown`: the facts of the products shown last (what "the second one" points at);
     `consult`: the model resolver, asked between reading the message and applying it;
-    `recent`: the facts of the products the shopper spoke of last (`pointed_at`)."""
+    `recent`: the facts of the products the shopper spoke of last (`pointed_at`); `people`: a
+    person's reading of the message (state/parse.py, `parse_message`)."""
     new = state.copy()
     new.turn = turn
     item = new.active(Attribute.CATEGORY)
@@ -69,6 +71,7 @@ def update(
         current_item=current,
         reader=reader,
         shown=len(shown),
+        people=people,
     )
     if not obs.category_text and not shown:
         obs.fragments += _left_over(obs, lexicon)
