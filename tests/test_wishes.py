@@ -24,53 +24,35 @@ JEANS = [TOP, "Men", "Clothing", "Jeans"]
 GLOVES = [TOP, "Women", "Accessories", "Gloves & Mittens", "Cold Weather Gloves"]
 
 
+# prefix, title ("{}": each name), first price, price step, path, department, names, and
+# whether the names are the colours. The boys' sandals match "sandals" best: only the
+# department can put them last.
+GROUPS = [
+    ("BS", "Boys Sandals Sandals Beach Sandals", 20.0, 1, SANDALS["Boys"], "Boys", [""] * 3, False),
+    ("WS", "Strappy Sandals for Summer", 25.0, 1, SANDALS["Women"], "Womens", [""] * 4, False),
+    ("ST", "Men's Long Sleeve Sleep Top {}", 20.0, 1, SLEEP, "Mens",
+     ["for Women", "for Women", "Classic", "Soft", "Flannel"], False),
+    ("RB", "Men's Plush Bathrobe {}", 30.0, 1, ROBES, "Mens", ["Grey", "Navy", "Black"], False),
+    ("SH", "Women's Straw Sun Hat {}", 10.0, 5, HATS, "Womens",
+     ["Solid Wide Brim", "Packable", "Floral Print", "Solid Bucket"], False),
+    ("SC", "Men's Scrub Jacket {}", 30.0, 1, SCRUBS, "Mens", ["Black"] * 2, True),
+    ("PF", "Men's Quilted Puffer Jacket {}", 50.0, 1, PUFFERS, "Mens",
+     ["Navy", "Olive", "Grey", "Tan"], True),
+    ("PU", "Women's Classic Pointed Toe Pumps {}", 40.0, 1, PUMPS, "Womens",
+     ["Red", "Black", "Nude"], True),
+    ("RJ", "Red Jeans Red Denim", 30.0, 1, JEANS, "Mens", ["Red"] * 6, True),
+]  # fmt: skip
+
+
 def _catalog(record) -> list[dict]:
-    # The boys' sandals match the words best: only the department can put them last.
-    out = [
-        record(f"BS{n}", "Boys Sandals Sandals Beach Sandals", price=20.0 + n,
-               categories=SANDALS["Boys"], details={"Department": "Boys"})
-        for n in range(3)
-    ]  # fmt: skip
-    out += [
-        record(f"WS{n}", "Strappy Sandals for Summer", price=25.0 + n, categories=SANDALS["Women"],
-               details={"Department": "Womens"})
-        for n in range(4)
-    ]  # fmt: skip
-    out += [
-        record(f"ST{n}", f"Men's Long Sleeve Sleep Top {name}", price=20.0 + n, categories=SLEEP,
-               details={"Department": "Mens"})
-        for n, name in enumerate(["for Women", "for Women", "Classic", "Soft", "Flannel"])
-    ]  # fmt: skip
-    out += [
-        record(f"RB{n}", f"Men's Plush Bathrobe {colour}", price=30.0 + n, categories=ROBES,
-               details={"Department": "Mens"})
-        for n, colour in enumerate(["Grey", "Navy", "Black"])
-    ]  # fmt: skip
-    out += [
-        record(f"SH{n}", f"Women's Straw Sun Hat {style}", price=10.0 + 5 * n, categories=HATS,
-               details={"Department": "Womens"})
-        for n, style in enumerate(["Solid Wide Brim", "Packable", "Floral Print", "Solid Bucket"])
-    ]  # fmt: skip
-    out += [
-        record(f"SC{n}", "Men's Scrub Jacket Black", price=30.0 + n, categories=SCRUBS,
-               details={"Department": "Mens", "Color": "Black"})
-        for n in range(2)
-    ]  # fmt: skip
-    out += [
-        record(f"PF{n}", f"Men's Quilted Puffer Jacket {c}", price=50.0 + n, categories=PUFFERS,
-               details={"Department": "Mens", "Color": c})
-        for n, c in enumerate(["Navy", "Olive", "Grey", "Tan"])
-    ]  # fmt: skip
-    out += [
-        record(f"PU{n}", f"Women's Classic Pointed Toe Pumps {c}", price=40.0 + n, categories=PUMPS,
-               details={"Department": "Womens", "Color": c})
-        for n, c in enumerate(["Red", "Black", "Nude"])
-    ]  # fmt: skip
-    out += [
-        record(f"RJ{n}", "Red Jeans Red Denim", price=30.0 + n, categories=JEANS,
-               details={"Department": "Mens", "Color": "Red"})
-        for n in range(6)
-    ]  # fmt: skip
+    out = []
+    for prefix, title, price, step, path, department, names, colours in GROUPS:
+        for n, name in enumerate(names):
+            details = {"Department": department, **({"Color": name} if colours else {})}
+            out.append(
+                record(f"{prefix}{n}", title.format(name).strip(), price=price + step * n,
+                       categories=path, details=details)
+            )  # fmt: skip
     return out
 
 
