@@ -469,10 +469,11 @@ class Agent:
         """For people: the department the shopper asked for, as the index files it."""
         if not self.settings.people:
             return ()
-        wanted = [c.value for c in state.active() if c.data.get("facet") == "department"]
+        wanted = [c for c in state.active() if c.data.get("facet") == "department"]
         if not wanted:
             return ()
-        return tuple(sorted(accepted_departments(wanted[-1])))
+        held = (wanted[-1].value, wanted[-1].data.get("also") or wanted[-1].value)
+        return tuple(sorted({d for value in held for d in accepted_departments(value)}))
 
     def _kind(self, state: ShoppingState) -> frozenset[str]:
         """The leaves of the node the categoriser surely read in the item said last."""

@@ -9,6 +9,7 @@ import pytest
 
 from shopcopilot.agent import Agent
 from shopcopilot.index.text import ROOT_CATEGORY as TOP
+from shopcopilot.rank.hard import _held_values
 from shopcopilot.retrieve.candidates import build_query
 from shopcopilot.state.parse import _with_alternative, parse_message
 from shopcopilot.state.update import _left_over
@@ -174,3 +175,15 @@ def test_an_item_said_with_another_kind_keeps_both(make_lexicon):
     said = "a wrap or pashmina for an evening wedding"
     assert _with_alternative("wrap", said, lexicon) == "wrap or pashmina"
     assert _with_alternative("wrap", "a wrap or something", lexicon) == "wrap"
+
+
+def test_a_toddlers_things_may_be_filed_under_baby(lexicon, play):
+    """ "Toddler Girls' Dress" is filed under Baby as often as under Girls: either will do."""
+    state, _ = play(lexicon, "a dress for my 2 year old daughter")
+    held = [c for c in state.active() if c.data.get("facet") == "department"]
+    assert [(c.value, c.data.get("also"), c.data.get("gender")) for c in held] == [
+        ("girls", "baby", "female")
+    ]
+    assert _held_values(held[0]) == ("girls", "baby")
+    state, _ = play(lexicon, "a dress for my 8 year old daughter")
+    assert not [c for c in state.active() if c.data.get("also")]

@@ -215,7 +215,9 @@ def value_check(constraint: Constraint) -> PreparedCheck:
     if facet == "material":
         return PreparedCheck(lambda b: _listed(b, "materials", value, soft_violation=0.5), ())
     if facet == "department":
-        accepted = accepted_departments(value)
+        accepted = accepted_departments(value) | accepted_departments(
+            constraint.data.get("also") or value
+        )
         return PreparedCheck(
             lambda b: _known_code(
                 b, "department", np.where(b.code_is("department", accepted), 1.0, -1.0)

@@ -86,7 +86,8 @@ GROWN = {"boys": "men", "girls": "women"}
 
 def _held_values(constraint: Constraint) -> tuple[str, ...]:
     grown = GROWN.get(constraint.value) if constraint.data.get("assumed") else None
-    return (constraint.value, grown) if grown else (constraint.value,)
+    also = constraint.data.get("also")  # a toddler's: the baby's department too
+    return tuple(v for v in (constraint.value, grown, also) if v)
 
 
 def hold(

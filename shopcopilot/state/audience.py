@@ -422,6 +422,7 @@ def apply_audience(
         wanted = department_for(state, cues())
         _apply_department(state, wanted, level, new_person and change_of_mind, diff)
         _note_babys_gender(state)
+        _note_toddler(state)
 
 
 def _note_babys_gender(state: ShoppingState) -> None:
@@ -435,6 +436,20 @@ def _note_babys_gender(state: ShoppingState) -> None:
                 if gender
                 else {k: v for k, v in constraint.data.items() if k != "gender"}
             )
+
+
+def _note_toddler(state: ShoppingState) -> None:
+    """A toddler's things are filed under the baby's department as often as under the girls'
+    or boys' ("Toddler Girls' Dress" in Baby): either will do, with the child's gender."""
+    toddler = state.audience.age_group is not None and state.audience.age_group.value == "toddler"
+    gender = _gender_of(state.audience, cues())
+    for constraint in state.active():
+        if constraint.data.get("facet") != Facet.DEPARTMENT or constraint.value == "baby":
+            continue
+        data = {k: v for k, v in constraint.data.items() if k != "also"}
+        if toddler and gender and constraint.value in ("girls", "boys"):
+            data = {**data, "also": "baby", "gender": gender}
+        constraint.data = data
 
 
 def _update_audience(
