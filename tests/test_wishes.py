@@ -11,7 +11,12 @@ from shopcopilot.agent import Agent
 from shopcopilot.index.text import ROOT_CATEGORY as TOP
 from shopcopilot.rank.hard import _held_values
 from shopcopilot.retrieve.candidates import build_query
-from shopcopilot.state.parse import _with_alternative, parse_message
+from shopcopilot.state.parse import (
+    Observation,
+    _right_before_the_item,
+    _with_alternative,
+    parse_message,
+)
 from shopcopilot.state.update import _left_over
 
 SANDALS = {"Women": [TOP, "Women", "Shoes", "Sandals"], "Boys": [TOP, "Boys", "Shoes", "Sandals"]}
@@ -187,3 +192,14 @@ def test_a_toddlers_things_may_be_filed_under_baby(lexicon, play):
     assert _held_values(held[0]) == ("girls", "baby")
     state, _ = play(lexicon, "a dress for my 8 year old daughter")
     assert not [c for c in state.active() if c.data.get("also")]
+
+
+def test_the_wish_right_before_the_item_as_finally_read(make_lexicon):
+    """The reader may read a shorter item than the rules ("ring" of "statement ring")."""
+    lexicon = make_lexicon({(TOP, "Women", "Jewelry", "Rings"): 9})
+    obs = Observation(text="a statement ring", category_text="ring")
+    assert _right_before_the_item(obs.text, obs, lexicon) == ["statement"]
+    obs.fragments = ["statement"]
+    assert _right_before_the_item(obs.text, obs, lexicon) == []
+    obs = Observation(text="my son needs a proper rain jacket", category_text="rain jacket")
+    assert _right_before_the_item(obs.text, obs, lexicon) == []

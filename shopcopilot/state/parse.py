@@ -173,10 +173,21 @@ def parse_message(
         obs.doc = reader.read(text, {"asked": asked, "shown": shown})
         apply_spans(obs.doc, obs, item_known=bool(current_item))
     obs.category_text = _with_alternative(obs.category_text, text, lexicon)
+    if people and obs.category_text:
+        obs.fragments += _right_before_the_item(text, obs, lexicon)
     obs.fragments = [
         f for f in (_without_item_parts(f, obs.category_text) for f in obs.fragments) if f
     ]
     return obs
+
+
+def _right_before_the_item(text: str, obs: Observation, lexicon: Lexicon) -> list[str]:
+    """The wish right before the item as finally read ("statement" of "statement ring", when
+    the reader's item is "ring"), unless a fragment holds it already."""
+    at = text.lower().find(obs.category_text.lower())
+    wish = _adjoining_wish(text[:at], lexicon, obs.negated_words) if at > 0 else ""
+    said = set(tokens(" ".join(obs.fragments)))
+    return [wish] if wish and not set(tokens(wish)) <= said else []
 
 
 def _with_alternative(item: str, text: str, lexicon: Lexicon) -> str:
