@@ -327,3 +327,11 @@ def test_real_catalog_coverage(real_products: dict[int, Product]) -> None:
                 )
     for attrs in derived:
         assert Attributes.from_dict(json.loads(json.dumps(attrs.to_dict()))) == attrs
+
+
+def test_a_description_names_the_colours_only_when_nothing_else_does():
+    """ "A brown boot with a white sole": the sole's colour is no colour of the boot."""
+    boot = _product("Men's Leather Chelsea Boot Brown", description=("With a white rubber sole.",))
+    assert derive(boot).colors == ("brown",)
+    plain = _product("Men's Leather Chelsea Boot", description=("Comes in black.",))
+    assert derive(plain).colors == ("black",)
