@@ -421,34 +421,24 @@ def apply_audience(
     if changed:
         wanted = department_for(state, cues())
         _apply_department(state, wanted, level, new_person and change_of_mind, diff)
-        _note_babys_gender(state)
-        _note_toddler(state)
+        _note_childs_gender(state)
 
 
-def _note_babys_gender(state: ShoppingState) -> None:
+def _note_childs_gender(state: ShoppingState) -> None:
     """A baby's department names no gender ("baby"); the gender said of the child ("my 18
-    month old daughter") goes with it, for the list to hold (rank/hard.py)."""
-    gender = _gender_of(state.audience, cues())
-    for constraint in state.active():
-        if constraint.data.get("facet") == Facet.DEPARTMENT and constraint.value == "baby":
-            constraint.data = (
-                {**constraint.data, "gender": gender}
-                if gender
-                else {k: v for k, v in constraint.data.items() if k != "gender"}
-            )
-
-
-def _note_toddler(state: ShoppingState) -> None:
-    """A toddler's things are filed under the baby's department as often as under the girls'
-    or boys' ("Toddler Girls' Dress" in Baby): either will do, with the child's gender."""
+    month old daughter") goes with it, for the list to hold (rank/hard.py). A toddler's things
+    are filed under the baby's department as often as under the girls' or boys' ("Toddler
+    Girls' Dress" in Baby): either will do ("also"), with the child's gender."""
     toddler = state.audience.age_group is not None and state.audience.age_group.value == "toddler"
     gender = _gender_of(state.audience, cues())
     for constraint in state.active():
-        if constraint.data.get("facet") != Facet.DEPARTMENT or constraint.value == "baby":
+        if constraint.data.get("facet") != Facet.DEPARTMENT:
             continue
-        data = {k: v for k, v in constraint.data.items() if k != "also"}
-        if toddler and gender and constraint.value in ("girls", "boys"):
-            data = {**data, "also": "baby", "gender": gender}
+        data = {k: v for k, v in constraint.data.items() if k not in ("gender", "also")}
+        if gender and constraint.value == "baby":
+            data["gender"] = gender
+        elif gender and toddler and constraint.value in ("girls", "boys"):
+            data.update(also="baby", gender=gender)
         constraint.data = data
 
 

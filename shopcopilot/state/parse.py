@@ -674,7 +674,7 @@ def _besides_the_item(
     before = _adjoining_wish(body[: said.start()], lexicon, rejected)
     own, *more = body[said.end() :].split(",")
     # A later clause is a wish when it is short ("gloves, touchscreen"); a long one is talk.
-    more = [part for part in more if len(part.split()) <= SHORT_CLAUSE and not _about_someone(part)]
+    more = [part for part in more if len(part.split()) <= SHORT_CLAUSE]
     after = [
         _wish(part, lexicon, rejected, request=True)
         for part in (own, *more)

@@ -57,7 +57,7 @@ class SpellFixer:
 
     def _fix_word(self, word: str) -> str:
         lower = word.lower()
-        if len(lower) < 4 or "'" in lower or lower in self._known or stem(lower) in self._known:
+        if len(lower) < 4 or "'" in lower or self.knows(lower):
             return word
         if lower not in self._cache:
             self._cache[lower] = self._correction(lower)
