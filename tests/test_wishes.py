@@ -35,7 +35,8 @@ GLOVES = [TOP, "Women", "Accessories", "Gloves & Mittens", "Cold Weather Gloves"
 # department can put them last.
 GROUPS = [
     ("BS", "Boys Sandals Sandals Beach Sandals", 20.0, 1, SANDALS["Boys"], "Boys", [""] * 3, False),
-    ("WS", "Strappy Sandals for Summer", 25.0, 1, SANDALS["Women"], "Womens", [""] * 4, False),
+    ("WS", "Strappy Sandals for Summer", 25.0, 1, SANDALS["Women"], "Womens", [""] * 6, False),
+    ("BK", "Boys Sandals {}", 20.0, 1, SANDALS["Boys"], "Boys", ["Black"] * 2, True),
     ("ST", "Men's Long Sleeve Sleep Top {}", 20.0, 1, SLEEP, "Mens",
      ["for Women", "for Women", "Classic", "Soft", "Flannel"], False),
     ("RB", "Men's Plush Bathrobe {}", 30.0, 1, ROBES, "Mens", ["Grey", "Navy", "Black"], False),
@@ -81,6 +82,13 @@ def test_a_childs_product_comes_after_a_grown_ups_when_nobody_is_a_child(person,
     assert ids[:4] and all(i.startswith("WS") for i in ids[:4]), ids
     ids = [r["parent_asin"] for r in say(person, "sandals for my son")["recommendations"]]
     assert ids[0].startswith("BS"), ids
+
+
+def test_a_childs_product_comes_after_a_grown_ups_whatever_else_it_meets(person, say):
+    """Only the boys' sandals are black: a grown-up's sandal still comes first."""
+    ids = [r["parent_asin"] for r in say(person, "black sandals")["recommendations"]]
+    assert ids[:4] and all(i.startswith("WS") for i in ids[:4]), ids
+    assert any(i.startswith("BK") for i in ids), ids
 
 
 def test_a_question_naming_the_kind_on_show_keeps_the_list(person, say):

@@ -253,10 +253,10 @@ def rerank(
         columns.parts["category"] = columns.parts["category"] + weights.kind * batch.code_is(
             "leaf", kind
         )
+    young = np.zeros(len(rows))
     if weights.unasked_young and _nobody_said(state):
-        columns.parts["category"] = columns.parts["category"] - weights.unasked_young * _young(
-            batch, columns.parts["category"]
-        )
+        young = _young(batch, columns.parts["category"])
+        columns.parts["category"] = columns.parts["category"] - weights.unasked_young * young
     eligible = np.arange(len(rows))
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
@@ -267,6 +267,7 @@ def rerank(
         held = hold(hard, batch, columns.parts["category"], eligible, item)
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
         tier = tier + LIKE_FIRST * _like_the_anchor(needs.critique.anchor, batch)
+        tier = tier - YOUNG_AFTER * young.astype(np.int64)
     add_prominence(columns, probes, batch, weights, eligible, limit)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
     if weights.spread_after and blank_streak(state) >= weights.spread_after:
@@ -291,6 +292,12 @@ def _like_the_anchor(anchor: dict, batch: Batch) -> np.ndarray:
     if codes["department"][row] >= 0:
         same &= batch.code("department") == codes["department"][row]
     return same.astype(np.int64)
+
+
+# A child's product when nobody was said to be a child comes after every grown-up's product of
+# the kind, whatever else it meets ("black maxi skirt": a girls' black ballet skirt is no answer),
+# and still before other kinds (hard.KIND_FIRST).
+YOUNG_AFTER = 50
 
 
 def _nobody_said(state: ShoppingState) -> bool:
