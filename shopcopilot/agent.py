@@ -18,7 +18,7 @@ import numpy as np
 from .dialogue import DialogueSettings, decide
 from .dialogue.answers import Answer, answer
 from .dialogue.examples import starters
-from .dialogue.replies import change_lead, say, taken_back, unrelaxed
+from .dialogue.replies import change_lead, say, taken_back, unrelaxed, unsaid
 from .dialogue.wording import question_text, relaxed_text
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
@@ -358,6 +358,8 @@ class Agent:
             lead = f"{say('more_like', state.turn, position=liked[-1]['positions'][0])} {lead}"
         if ranked.relaxed and count:
             lead = f"{relaxed_text(state, ranked.relaxed)} {lead}"
+        if count and (note := unsaid(state.turn, diff.added, ranked.naming)):
+            lead = f"{lead} {note}"
         question = question_text(state, decision.ask_attribute, decision.options)
         answered = " ".join(a.text for a in talk.answers)
         decision.message = " ".join(part for part in (answered, lead, question) if part)

@@ -211,3 +211,14 @@ def test_the_wish_right_before_the_item_as_finally_read(make_lexicon):
     assert _right_before_the_item(obs.text, obs, lexicon) == []
     obs = Observation(text="my son needs a proper rain jacket", category_text="rain jacket")
     assert _right_before_the_item(obs.text, obs, lexicon) == []
+
+
+def test_a_value_the_first_cards_do_not_name_is_said_to_be_unconfirmed(person, say):
+    """Only the boys' sandals name black, and they come last: the reply says which cards do."""
+    response = say(person, "sandals", "black")
+    ids = [r["parent_asin"] for r in response["recommendations"]]
+    places = [f"#{n}" for n, i in enumerate(ids, 1) if i.startswith("BK")]
+    assert ids[0].startswith("WS") and places, ids
+    assert places[0] in response["message"] and "black" in response["message"], response["message"]
+    response = say(person, "a bathrobe for my husband", "black")
+    assert "don't state" not in response["message"], response["message"]  # #1 is black

@@ -57,11 +57,12 @@ class Conversation:
 
 
 def load_suite(folder: Path = SUITE_DIR, split: str = "all") -> list[Conversation]:
-    """The conversations of one split: dev and test live in suite.jsonl, fresh in fresh.jsonl."""
+    """The conversations of one split: dev and test live in suite.jsonl (and more dev in
+    dev2.jsonl), fresh in fresh.jsonl."""
     if split not in SPLITS:
         raise SuiteError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
     found: list[Conversation] = []
-    for name, default_split in (("suite.jsonl", None), ("fresh.jsonl", "fresh")):
+    for name, default_split in (("suite.jsonl", None), ("dev2.jsonl", "dev"), ("fresh.jsonl", "fresh")):
         path = folder / name
         if path.is_file():
             found.extend(read_conversations(path, default_split))
@@ -311,12 +312,13 @@ def _held(check: Check, seen: TurnSeen) -> list[dict[str, Any]]:
     if facet == "budget":
         return [r for r in held if _same_money(r.get("high"), wanted_value)]
     value = str(wanted_value).lower()
-    return [r for r in held if value in str(r.get("value", "")).lower() or _within(r, value)]
+    return [r for r in held if mentions(str(r.get("value", "")), [value]) or _within(r, value)]
 
 
 def _within(requirement: Mapping[str, Any], value: str) -> bool:
+    """Is the held value said within the checked one, as whole words ("men" is not in "women")?"""
     held = str(requirement.get("value", "")).lower()
-    return bool(held) and held in value
+    return bool(held) and mentions(value, [held])
 
 
 def _same_money(held: Any, wanted: Any) -> bool:

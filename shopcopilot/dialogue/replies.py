@@ -139,3 +139,26 @@ def _join(parts: Sequence[str]) -> str:
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# What a listing that does not state a value leaves unsaid, as a reply names it.
+_UNSAID_WHAT = {"color": "color", "material": "material", "size": "sizes", "width": "width"}
+
+
+def unsaid(turn: int, added: Sequence[dict], naming: Sequence[tuple]) -> str:
+    """'None of them lists brown, though' or 'Only #8 lists brown': a value asked for this turn
+    that the first product does not name (kept because nothing contradicts it). `added`: the
+    turn's new values (StateDiff.added); `naming`: (facet, values, places of the listed products
+    that name one) (Ranking.naming)."""
+    now = {(str(a["attribute"]), a["value"]) for a in added}
+    for facet, values, places in naming:
+        named = [v for v in values if (facet, v) in now]
+        if not named or 1 in places:
+            continue
+        slots = {"value": " or ".join(named), "what": _UNSAID_WHAT[facet]}
+        if not places:
+            return say("unsaid", turn, **slots)
+        where = " and ".join(f"#{p}" for p in places[:3])
+        lists = "lists" if len(places) == 1 else "list"
+        return say("unsaid_but", turn, places=where, lists=lists, **slots)
+    return ""

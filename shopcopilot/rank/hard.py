@@ -41,6 +41,7 @@ class Requirement:
     said: Callable[[Batch], np.ndarray] | None = None  # per candidate: does it name the value?
     filed: Callable[[Batch], np.ndarray] | None = None  # ...is it filed under the department?
     young: bool = False  # a child's department: nothing of a grown-up's fits, whatever its kind
+    values: tuple[str, ...] = ()  # a value requirement's values, any of which will do
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +238,7 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
         said if named else None,
         filed if facet == "department" else None,
         young,
+        wanted,
     )
 
 

@@ -113,6 +113,8 @@ class Ranking(list[Scored]):
         super().__init__(items)
         self._explain_one = explain_one
         self.relaxed = relaxed  # hard requirements no candidate met, as the shopper put them
+        # Per value held that a listing may leave unsaid: (facet, values, places naming one)
+        self.naming: tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...] = ()
         self.spread = False  # the first cards are a spread for a vague shopper
 
     def explain(self, count: int) -> Ranking:
@@ -270,11 +272,32 @@ def rerank(
         tier = tier - YOUNG_AFTER * young.astype(np.int64)
     add_prominence(columns, probes, batch, weights, eligible, limit)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
+    if weights.hold_hard:
+        ranking.naming = _naming([r for r in hard if r not in relaxed], batch, ranking)
     if weights.spread_after and blank_streak(state) >= weights.spread_after:
         order = spread_order(features, [s.row for s in ranking], weights.spread_width)
         ranking[:] = [ranking[i] for i in order]
         ranking.spread = True
     return ranking.explain(explain_top)
+
+
+# The facets whose values a listing may simply not state ("brown" of boots naming no colour).
+UNSAID_FACETS = ("color", "material", "size", "width")
+UNSAID_OF = 10  # the cards a person sees
+
+
+def _naming(kept, batch: Batch, ranking: Ranking) -> tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...]:
+    """For each value held whose facet a listing may leave unsaid: (facet, values, the 1-based
+    places of the listed products that name one). The others are kept because nothing in their
+    listing contradicts it, so the reply can say the value is not confirmed for them."""
+    listed = np.array([s.position for s in ranking[:UNSAID_OF]], dtype=np.int64)
+    if not len(listed):
+        return ()
+    return tuple(
+        (r.facet, r.values, tuple(int(i) + 1 for i in np.flatnonzero(r.said(batch)[listed])))
+        for r in kept
+        if r.facet in UNSAID_FACETS and r.said is not None
+    )
 
 
 # "More like #2" on a person's list: products of its kind and department come first, before
