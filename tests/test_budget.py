@@ -32,6 +32,7 @@ def bounds(text: str, **kwargs) -> tuple[float | None, float | None, float | Non
         ("seventy dollar sandals", (None, None, 70.0)),
         ("under a grand for the ring", (None, 1000.0, None)),
         ("two grand max", (None, 2000.0, None)),
+        ("cap it at sixty, he'll outgrow them", (None, 60.0, None)),
     ],
 )
 def test_numbers_in_words_are_read(text, expected):
@@ -163,6 +164,7 @@ def test_a_size_or_a_model_number_next_to_a_budget_is_not_the_budget(text, expec
         "toys for kids under 6",
         "for my 9 to 5 office job",
         "is the second one over 40?",
+        "if it's a good coat that lasts me ten winters I'll pay for it",
     ],
 )
 def test_numbers_that_are_not_money(text):

@@ -184,3 +184,22 @@ def test_what_the_reader_reads_as_a_feature_is_no_new_item():
     first = SimpleNamespace(category_text="pockets", item_node=None, item_p=0.0)
     apply_spans(doc, first, item_known=False)  # with no item yet, the words stay the item
     assert first.category_text == "pockets"
+
+
+def test_of_several_items_the_surest_is_the_one_wanted():
+    """A story names coins before the request names the wallet: the wallet is the item."""
+    from types import SimpleNamespace
+
+    from shopcopilot.reader.doc import Span, make_doc
+    from shopcopilot.state.spans import apply_spans
+
+    text = "my old wallet broke, coins all over the floor. i need a men's wallet"
+    doc = make_doc(text)
+    at = text.index("coins")
+    doc.spans = [
+        Span(at, at + 5, "item", "Coin Purses & Pouches", 0.04),
+        Span(text.rindex("wallet"), len(text), "item", "Wallets", 0.49),
+    ]
+    obs = SimpleNamespace(shown_kinds=[], category_text="", item_node=None, item_p=None)
+    apply_spans(doc, obs)
+    assert obs.category_text == "wallet" and obs.item_node == "Wallets"

@@ -22,7 +22,9 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
         if not doc.negated(s) and not any(a < s.end and s.start < b for a, b in obs.shown_kinds)
     ]
     if wanted:
-        span = wanted[0]
+        # Of several items, the one the reader is surest of: in a story ("coins all over the
+        # floor ... i need a new men's wallet") the one asked for reads as a surer kind.
+        span = max(wanted, key=lambda s: s.score or 0.0)
         obs.category_text = doc.words(span)
         obs.item_node, obs.item_p = span.value, span.score
     elif item_known and obs.category_text and _read_as_other(doc, obs.category_text):
