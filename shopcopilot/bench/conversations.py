@@ -18,7 +18,7 @@ from ..state.model import ShoppingState
 from ..state.requirements import FACETS, requirements
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "conversations"
-SPLITS = ("dev", "test", "fresh", "all")
+SPLITS = ("dev", "test", "fresh", "fresh2", "all")
 CATALOGS = ("embedded", "real")
 FACTS = ("price", "rating", "has", "material", "cheaper", "cheapest", "best_rated", "compare")
 PRODUCT_CHECKS = ("kind", "has", "none", "price_at_most")  # what feasibility is decided on
@@ -58,11 +58,12 @@ class Conversation:
 
 def load_suite(folder: Path = SUITE_DIR, split: str = "all") -> list[Conversation]:
     """The conversations of one split: dev and test live in suite.jsonl (and more dev in
-    dev2.jsonl), fresh in fresh.jsonl."""
+    dev2.jsonl), the fresh slices in fresh.jsonl and fresh2.jsonl."""
     if split not in SPLITS:
         raise SuiteError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
     found: list[Conversation] = []
-    for name, default_split in (("suite.jsonl", None), ("dev2.jsonl", "dev"), ("fresh.jsonl", "fresh")):
+    files = (("suite.jsonl", None), ("dev2.jsonl", "dev"), ("fresh.jsonl", "fresh"))
+    for name, default_split in (*files, ("fresh2.jsonl", "fresh2")):
         path = folder / name
         if path.is_file():
             found.extend(read_conversations(path, default_split))
@@ -95,7 +96,7 @@ def parse_conversation(raw: Any, split: str | None = None) -> Conversation:
     if raw.get("catalog") not in CATALOGS:
         raise ValueError(f"{ident}: 'catalog' must be one of {', '.join(CATALOGS)}")
     split = split or raw.get("split")
-    if split not in ("dev", "test", "fresh"):
+    if split not in SPLITS or split == "all":
         raise ValueError(f"{ident}: 'split' must be dev or test")
     turns = raw.get("turns")
     if not isinstance(turns, list) or not 1 <= len(turns) <= 8:
