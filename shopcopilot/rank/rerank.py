@@ -114,7 +114,7 @@ class Ranking(list[Scored]):
         self._explain_one = explain_one
         self.relaxed = relaxed  # hard requirements no candidate met, as the shopper put them
         # Per value held that a listing may leave unsaid: (facet, values, places naming one)
-        self.naming: tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...] = ()
+        self.naming: Naming = ()
         self.spread = False  # the first cards are a spread for a vague shopper
 
     def explain(self, count: int) -> Ranking:
@@ -286,7 +286,10 @@ UNSAID_FACETS = ("color", "material", "size", "width")
 UNSAID_OF = 10  # the cards a person sees
 
 
-def _naming(kept, batch: Batch, ranking: Ranking) -> tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...]:
+Naming = tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...]
+
+
+def _naming(kept, batch: Batch, ranking: Ranking) -> Naming:
     """For each value held whose facet a listing may leave unsaid: (facet, values, the 1-based
     places of the listed products that name one). The others are kept because nothing in their
     listing contradicts it, so the reply can say the value is not confirmed for them."""
