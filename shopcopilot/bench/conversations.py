@@ -56,14 +56,22 @@ class Conversation:
 # -- reading the suite ---------------------------------------------------------------------
 
 
+# Each file of the suite, with the split its conversations are in (None: each line says).
+SUITE_FILES = (
+    ("suite.jsonl", None),
+    ("dev2.jsonl", "dev"),
+    ("fresh.jsonl", "fresh"),
+    ("fresh2.jsonl", "fresh2"),
+)
+
+
 def load_suite(folder: Path = SUITE_DIR, split: str = "all") -> list[Conversation]:
     """The conversations of one split: dev and test live in suite.jsonl (and more dev in
     dev2.jsonl), the fresh slices in fresh.jsonl and fresh2.jsonl."""
     if split not in SPLITS:
         raise SuiteError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
     found: list[Conversation] = []
-    files = (("suite.jsonl", None), ("dev2.jsonl", "dev"), ("fresh.jsonl", "fresh"))
-    for name, default_split in (*files, ("fresh2.jsonl", "fresh2")):
+    for name, default_split in SUITE_FILES:
         path = folder / name
         if path.is_file():
             found.extend(read_conversations(path, default_split))
