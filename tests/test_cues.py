@@ -253,6 +253,11 @@ def test_forgetting_an_item_is_no_indifference_to_the_question(lexicon):
         ("nickel free earrings", "nickel"),
         ("a swimsuit that isn't a bikini pls", "bikini"),
         ("nothing over sixty dollars please", None),
+        ("nothing over a tenner please", None),
+        ("briefs in cotton, nothing lacy because it itches", "lacy"),
+        ("earrings, no chain needed", "chain"),
+        ("he hates tying his shoes", None),
+        ("summer here is no joke, i need shorts", None),
     ],
 )
 def test_rejections_in_relative_clauses_and_free_of(lexicon, message, rejected):
@@ -305,3 +310,20 @@ def test_a_request_lead_in_names_no_value_and_a_pronoun_names_no_item(make_lexic
     state, _ = play(lexicon, "hey there, I'm hunting for boots", "I'd like it ankle")
     assert [c.value for c in state.active("category")] == ["boots"]
     assert not state.active("use_case")
+
+
+@pytest.mark.parametrize(
+    "message,refused,wanted",
+    [
+        ("a bikini, any color but white", {"white"}, set()),
+        ("leather, any colour except tan or red", {"tan", "red"}, {"leather"}),
+        ("any colour but preferably black", set(), {"black"}),
+        ("summer in phoenix is no joke, linen shorts", set(), {"linen"}),
+        ("a dress for the party, nothing too formal", {"formal"}, set()),
+        ("a dress, way too formal", set(), set()),
+    ],
+)
+def test_one_value_taken_out_of_an_open_choice_is_turned_down(lexicon, message, refused, wanted):
+    obs = parse_message(message, lexicon, last_question=None, first_turn=True)
+    assert {m.text.lower() for m in obs.negated} == refused
+    assert {m.text.lower() for m in obs.values} >= wanted

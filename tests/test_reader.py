@@ -203,3 +203,24 @@ def test_of_several_items_the_surest_is_the_one_wanted():
     obs = SimpleNamespace(shown_kinds=[], category_text="", item_node=None, item_p=None)
     apply_spans(doc, obs)
     assert obs.category_text == "wallet" and obs.item_node == "Wallets"
+
+
+def test_the_held_out_corpus_is_the_held_out_tenth_and_reads_as_a_corpus(tmp_path):
+    from shopcopilot.bench.understanding import load_corpus
+    from shopcopilot.reader.evaluate import write_held_corpus
+    from shopcopilot.reader.train import split_of
+
+    n = write_held_corpus(TRAIN_DIR, tmp_path)
+    held = [e for e in examples(TRAIN_DIR) if split_of(e) == "held"]
+    cases = load_corpus(tmp_path, "dev")
+    assert n == len(cases) > 0
+    assert {c.turns[0].user for c in cases} <= {e.text for e in held}
+
+
+def test_eval_understanding_names_a_broken_reader_folder(tmp_path):
+    from click.testing import CliRunner
+
+    from shopcopilot.cli import main
+
+    result = CliRunner().invoke(main, ["eval-understanding", "--reader", str(tmp_path)])
+    assert result.exit_code != 0 and "missing meta.json" in result.output

@@ -239,6 +239,13 @@ def test_dictionary_words_far_rarer_than_a_catalog_word_are_typos(typed, meant):
     assert fixer.fix(f"{typed} please") == f"{meant} please"
 
 
+@pytest.mark.parametrize("word", ["lacy", "silky", "furry"])
+def test_an_adjective_of_a_known_word_is_meant(word):
+    from shopcopilot.state.spelling import SpellFixer
+
+    assert SpellFixer(["lace", "lady", "silk", "silly", "fur", "fury"]).fix(word) == word
+
+
 def test_a_dictionary_word_one_slip_from_two_common_words_is_left_alone():
     from shopcopilot.state.spelling import SpellFixer
 

@@ -373,6 +373,13 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
     help="Corpus folder (default: benchmarks/data/understanding).",
 )
 @click.option(
+    "--reader",
+    "reader_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Learned reader's model folder (default: the shipped one).",
+)
+@click.option(
     "-o",
     "--out",
     "out_dir",
@@ -382,7 +389,7 @@ def sessions_command(spec: str, catalog: Path | None, seed: int, out_path: Path)
 )
 @_clear_errors
 def eval_understanding_command(
-    split: str, catalog: Path | None, corpus: Path | None, out_dir: Path
+    split: str, catalog: Path | None, corpus: Path | None, reader_dir: Path | None, out_dir: Path
 ) -> None:
     """Per-slot precision / recall / F1 and exact-state match of the copilot's understanding on
     the annotated corpus; writes DIR/understanding.json and DIR/misses.jsonl."""
@@ -395,7 +402,9 @@ def eval_understanding_command(
     if not cases:
         raise BenchError(f"the {split} split of the corpus is empty")
     # What a person typing gets (the web page's and chat's settings).
+    reader = _reader(reader_dir) if reader_dir is not None else None
     agent = Agent(_understanding_catalog(catalog), settings=FOR_PEOPLE, warm_up=False)
+    agent.reader = reader or agent.reader
     records = understanding.real_records()
     if not records:
         click.echo(
@@ -413,6 +422,15 @@ def eval_understanding_command(
         handle.writelines(json.dumps(miss) + "\n" for miss in report.misses)
     Console().print(understanding.report_table(summary))
     click.echo(f"wrote {out_dir / 'understanding.json'}")
+
+
+def _reader(folder: Path):
+    from ..reader.model import ModelError, load
+
+    try:
+        return load(folder)
+    except ModelError as error:
+        raise BenchError(str(error)) from error
 
 
 @click.command("eval-conversations")

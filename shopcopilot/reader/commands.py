@@ -99,3 +99,19 @@ def eval_command(split: str, model_dir: Path | None, data_dir: Path, out_dir: Pa
     for key, value in summary.items():
         click.echo(f"{key}: {value}")
     click.echo(f"wrote {out_dir / f'reader-{split}.json'}")
+
+
+@reader_group.command("held-corpus")
+@click.option(
+    "--data", "data_dir", type=click.Path(path_type=Path, file_okay=False), default=TRAIN_DIR
+)
+@click.option(
+    "-o", "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True
+)
+def held_corpus_command(data_dir: Path, out_dir: Path) -> None:
+    """Write the held-out tenth's messages as a corpus folder (split dev) for
+    `eval-understanding --corpus OUT --reader MODEL`, MODEL trained with `--held-out`."""
+    from .evaluate import write_held_corpus
+
+    n = write_held_corpus(data_dir, out_dir)
+    click.echo(f"wrote {n} held-out messages to {out_dir / 'utterances.jsonl'}")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import Reader
-from .train import examples, split_of
+from .train import Example, examples, split_of
 
 
 def span_scores(pairs: Iterable[tuple[set, set]]) -> dict[str, Any]:
@@ -76,3 +76,24 @@ def evaluate_corpus(reader: Reader, split: str) -> dict[str, Any]:
         "item node right": round(right / max(n, 1), 3),
         "no item read": none,
     }
+
+
+def write_held_corpus(data_dir: Path, out_dir: Path) -> int:
+    """The held-out tenth's single messages as an understanding corpus (its dev split), so that
+    `eval-understanding --corpus OUT --reader M` scores the whole copilot, rules and a model
+    trained with `--held-out`, on language neither was tuned on. Returns how many."""
+    import json
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with (out_dir / "utterances.jsonl").open("w", encoding="utf-8") as out:
+        for path in sorted(data_dir.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                raw = json.loads(line) if line.strip() else {}
+                if "text" not in raw or split_of(Example(raw["text"], [])) != "held":
+                    continue
+                case = {"id": raw["id"], "split": "dev", "text": raw["text"]}
+                case |= {"expect": raw["expect"], "context": raw.get("context") or {}}
+                out.write(json.dumps(case) + "\n")
+                n += 1
+    return n

@@ -426,11 +426,11 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
     for mention in mentions:
         if any(start <= mention.start < end for start, end in talk):
             continue  # "gift hunting", "I'm hunting for": no outdoor use
-        if _TOO.search(text, 0, mention.start):
-            continue  # "way too tall", "too formal": a complaint, never a wish
         before = text[max(0, mention.start - NEGATOR_REACH) : mention.start]
+        if (too := _TOO.search(before)) and not _right_after_a_negator(before, too.start()):
+            continue  # "way too tall", "too formal": a complaint, never a wish ("not too long")
         negator = _NEGATORS.search(before)
-        negated = (
+        negated = _ALL_BUT.search(before) or (
             negator
             and not _BREAK.search(before, negator.end(1))
             and not _named_after(
@@ -441,7 +441,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
             obs.lifted.append(mention)
         if (
             negated
-            or _NEGATED_AFTER.match(text, mention.end)
+            or _rejected_after(text, mention.end)
             or _FREE_AFTER.match(text, mention.end)
             or _listed_with(obs.negated, mention, text)
         ):
@@ -461,6 +461,18 @@ def _grown_self(mention: Mention, text: str) -> Mention:
     if grown and _I_AM.search(text, 0, mention.start):
         return mention._replace(value=grown)
     return mention
+
+
+def _right_after_a_negator(text: str, at: int) -> bool:
+    negator = _NEGATORS.search(text, 0, at)
+    return bool(negator) and not text[negator.end(1) : at].strip()
+
+
+def _rejected_after(text: str, end: int) -> bool:
+    """ "green? no thanks", "nylon is a no-go"; not "summer here is no joke"."""
+    said = _NEGATED_AFTER.match(text, end)
+    after = text[said.end() :].split(maxsplit=1) if said else []
+    return bool(said) and not (after and after[0].lower().strip(".,!?") in _NOT_A_THING)
 
 
 def _a_person(mention: Mention) -> bool:
@@ -486,6 +498,8 @@ _COMMA = re.compile(r"\s*,\s*")
 
 _FREE_AFTER = re.compile(r"[\s-]free\b", _I)  # "latex free", "nickel-free"
 _TOO = re.compile(r"\btoo[\s-]+$", _I)
+# "any colour but white": the value right after turns down white, whatever else is fine.
+_ALL_BUT = re.compile(_cue("all_but") + r"\s+$", _I)
 
 
 def _named_after(mentions: list[Mention], mention: Mention, text: str, start: int) -> bool:
@@ -545,8 +559,8 @@ def _negated_free_words(
         said = [
             part
             for m in _NEGATED_WORD.finditer(clause)
-            for part in _LISTED.split(m.group(1) + _list_going_on(clause, m.end()))
-            if not lexicon.mentions(m.group(1))  # "no hook and loop": one value, read as one
+            for part in _LISTED.split(_up_to_a_link(m.group(1)) + _list_going_on(clause, m.end()))
+            if part and not lexicon.mentions(m.group(1))  # "no hook and loop": one value
         ]
         said += [text[a:b] for a, b in shown_kinds if begin <= a < begin + len(clause)]
         for phrase in said + [m.group(1) for m in _FREE_OF.finditer(clause)]:
@@ -557,6 +571,17 @@ def _negated_free_words(
                 continue  # a colour, material... : read as a negated value instead
             words.append(word)
     return words
+
+
+def _up_to_a_link(phrase: str) -> str:
+    """The words a negator governs end where a clause goes on ("lacy because it itches": lacy;
+    "over a tenner": none, a budget)."""
+    words = phrase.split()
+    cut = next((i for i, w in enumerate(words) if w.lower() in _CLAUSE_LINKS), len(words))
+    return " ".join(words[:cut])
+
+
+_CLAUSE_LINKS = CONVERSATION.words["clause_links"]
 
 
 def _list_going_on(clause: str, end: int) -> str:

@@ -69,6 +69,8 @@ class SpellFixer:
             if zipf_frequency(word, "en") >= CHAT_WORD or not _VOWEL.search(word):
                 return ""  # "haha", "tbh", "wknd": how people write, not a typo
             return self._closest(word, 1 if len(word) < LONG_WORD else 2)
+        if any(root in self._known for root in _roots_of_an_adjective(word)):
+            return ""  # "lacy" is made from lace, not a slip for "lady"
         # A dictionary word is one slip from a far more common one, or it was meant.
         near = {stem(c): c for c in sorted((c for c, _ in self._near(word, 1)), key=len)}
         ranked = sorted(near.values(), key=lambda c: -zipf_frequency(c, "en"))
@@ -103,6 +105,13 @@ class SpellFixer:
         # Ties go to a word with the same first letter, then the longer one: people drop letters
         # more often than they add them ("wmen" is "women", not "men").
         return min(found, key=lambda f: (f[1], f[0][0] != word[0], -len(f[0])))[0]
+
+
+def _roots_of_an_adjective(word: str) -> tuple[str, ...]:
+    """What a "-y" adjective may be made from ("lacy": lace, "silky": silk, "furry": fur)."""
+    if len(word) < 4 or not word.endswith("y"):
+        return ()
+    return (word[:-1], word[:-1] + "e", word[:-2])
 
 
 def _far_more_common(common: str, rare: str, by: float = 0.0) -> bool:
