@@ -178,12 +178,30 @@ def test_what_the_reader_reads_as_a_feature_is_no_new_item():
     doc = reader.read("could you show me ones with pockets?")
     assert [(doc.words(s), s.label) for s in doc.spans] == [("pockets", "feature")]
     # The rules took "pockets" for the item; with an item known, the reader's reading wins.
-    later = SimpleNamespace(category_text="pockets", item_node=None, item_p=0.0)
+    later = SimpleNamespace(category_text="pockets", item_node=None, item_p=0.0, negated_words=[])
     apply_spans(doc, later, item_known=True)
     assert later.category_text == ""
-    first = SimpleNamespace(category_text="pockets", item_node=None, item_p=0.0)
+    first = SimpleNamespace(category_text="pockets", item_node=None, item_p=0.0, negated_words=[])
     apply_spans(doc, first, item_known=False)  # with no item yet, the words stay the item
     assert first.category_text == "pockets"
+
+
+def test_an_item_the_rules_read_as_turned_down_is_not_the_item(lexicon):
+    from shopcopilot.state.parse import parse_message
+
+    reader = reader_model.shipped()
+    said = "a hood is a must, he is never going to carry an umbrella"
+    obs = parse_message(said, lexicon, None, False, frozenset({"jacket"}), reader, people=True)
+    assert obs.negated_words == ["umbrella"] and "umbrella" not in obs.category_text
+
+
+def test_a_kind_asked_for_instead_stays_the_item(lexicon):
+    from shopcopilot.state.parse import parse_message
+
+    said = "it's hot. make it denim shorts instead"
+    reader = reader_model.shipped()
+    obs = parse_message(said, lexicon, None, False, frozenset({"jean"}), reader, people=True)
+    assert obs.category_text.endswith("shorts")
 
 
 def test_of_several_items_the_surest_is_the_one_wanted():
@@ -200,7 +218,9 @@ def test_of_several_items_the_surest_is_the_one_wanted():
         Span(at, at + 5, "item", "Coin Purses & Pouches", 0.04),
         Span(text.rindex("wallet"), len(text), "item", "Wallets", 0.49),
     ]
-    obs = SimpleNamespace(shown_kinds=[], category_text="", item_node=None, item_p=None)
+    obs = SimpleNamespace(
+        shown_kinds=[], negated_words=[], category_text="", item_node=None, item_p=None
+    )
     apply_spans(doc, obs)
     assert obs.category_text == "wallet" and obs.item_node == "Wallets"
 

@@ -316,11 +316,17 @@ def _said_as_age(message: _Message, index: int, data: Cues, person_ends: set[int
     before = message.word(back)
     if data.unit("before", before):
         return True  # "age 10", "turning 15"
+    if before.endswith("s") and before[:-1] in data.pronouns:
+        return _no_unit_after(message, index, data)  # "shes 9": she's, typed without the '
     if not data.unit("after_person", before) or back < 1:
         return False
     person = message.words[back - 1]
     if person.word not in data.pronouns and person.end not in person_ends:
         return False
+    return _no_unit_after(message, index, data)
+
+
+def _no_unit_after(message: _Message, index: int, data: Cues) -> bool:
     nxt = message.word(index + 1)
     return not (
         data.unit("not_after", nxt)

@@ -22,6 +22,7 @@ from ..index.categoriser import Categoriser, Reading
 from ..index.text import ROOT_CATEGORY, STOPWORDS, path_stems, stem, tokens
 from ..terms import Facet
 from ..versions import source_hash
+from .audience_cues import cues as audience_cues
 from .budget import NUMBER_WORDS
 from .critique import cue_words
 from .cues import CONVERSATION
@@ -371,6 +372,7 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
     words.update(cue_words())  # "pricey", "cheapest": how shoppers critique, never typos
     words.update(CONVERSATION.vocabulary())  # "dunno", "misspoke": how shoppers talk
     words.update(NUMBER_WORDS)  # "under a hunderd": a budget in words, typed in a hurry
+    words.update(audience_cues().pronouns)  # "shes 9": she's, not "she 9"
     return words
 
 

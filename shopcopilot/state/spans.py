@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..index.text import stem
 from ..reader.doc import Doc, Span
 
 
 def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
+    refused = {stem(w) for phrase in obs.negated_words for w in phrase.lower().split()}
     wanted = [
         s
         for s in doc.of("item")
-        if not doc.negated(s) and not any(a < s.end and s.start < b for a, b in obs.shown_kinds)
+        if not doc.negated(s)
+        and not any(a < s.end and s.start < b for a, b in obs.shown_kinds)
+        and not _head_refused(doc, s, refused)
     ]
     if wanted:
         # Of several items, the one the reader is surest of: in a story ("coins all over the
@@ -28,7 +32,15 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
         obs.category_text = doc.words(span)
         obs.item_node, obs.item_p = span.value, span.score
     elif item_known and obs.category_text and _read_as_other(doc, obs.category_text):
-        obs.category_text = ""  # "ones with pockets": pockets is what the item should have
+        if f"{obs.category_text} instead".lower() not in doc.text.lower():  # "shorts instead"
+            obs.category_text = ""  # "ones with pockets": pockets is what the item should have
+
+
+def _head_refused(doc: Doc, span: Span, refused: set[str]) -> bool:
+    """Did the rules read the item's head word as turned down ("he is never going to carry an
+    umbrella": no umbrella is wanted)?"""
+    heads = [doc.tokens[i].stem for i in doc.token_range(span.start, span.end)][-1:]
+    return bool(heads) and heads[0] in refused
 
 
 def _read_as_other(doc: Doc, words: str) -> bool:
