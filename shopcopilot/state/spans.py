@@ -32,8 +32,9 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
         obs.category_text = doc.words(span)
         obs.item_node, obs.item_p = span.value, span.score
     elif item_known and obs.category_text and _read_as_other(doc, obs.category_text):
-        if f"{obs.category_text} instead".lower() not in doc.text.lower():  # "shorts instead"
-            obs.category_text = ""  # "ones with pockets": pockets is what the item should have
+        # "ones with pockets": pockets is what the item should have; not "shorts instead".
+        asked_instead = f"{obs.category_text} instead".lower() in doc.text.lower()
+        obs.category_text = obs.category_text if asked_instead else ""
 
 
 def _head_refused(doc: Doc, span: Span, refused: set[str]) -> bool:
