@@ -327,3 +327,17 @@ def test_one_value_taken_out_of_an_open_choice_is_turned_down(lexicon, message, 
     obs = parse_message(message, lexicon, last_question=None, first_turn=True)
     assert {m.text.lower() for m in obs.negated} == refused
     assert {m.text.lower() for m in obs.values} >= wanted
+
+
+@pytest.mark.parametrize(
+    "message,refused",
+    [
+        ("why is there still a short sleeve one in there? long sleeve only", "short sleeve"),
+        ("slip on please, she still can't tie laces", "laces"),
+        ("there's way too much lace on these", "lace"),
+    ],
+)
+def test_complaints_and_what_someone_cannot_do_turn_a_value_down(lexicon, message, refused):
+    obs = parse_message(message, lexicon, last_question=None, first_turn=False)
+    assert refused in {m.text.lower() for m in obs.negated}
+    assert refused not in {m.text.lower() for m in obs.values}

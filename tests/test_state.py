@@ -902,3 +902,14 @@ def test_free_shipping_refuses_nothing(lexicon):
 def test_shopper_shorthand_for_not_knowing_or_minding_leaves_no_search_words(lexicon, said, play):
     state, _ = play(lexicon, "I need a men's jacket", said, asked=["color"])
     assert not state.active_fragments(), said
+
+
+def test_a_value_turned_down_twice_is_held_and_shown_once():
+    from shopcopilot.state.model import Rejection, ShoppingState, StateDiff
+    from shopcopilot.state.update import _reject
+
+    state = ShoppingState()
+    state.rejected.append(Rejection("style", "maxi", 1))
+    assert not _reject(state, "length", "maxi", StateDiff())  # "no maxi ones": one "not maxi"
+    assert _reject(state, "length", "midi", StateDiff())
+    assert [r.value for r in state.rejected] == ["maxi", "midi"]

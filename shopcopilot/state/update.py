@@ -720,7 +720,9 @@ _CORRECTING = re.compile(
 
 
 def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bool:
-    if any(r.attribute == facet and r.value == value for r in state.rejected):
+    # Turned down already, under this facet or another ("no maxi ones": maxi as a style, then
+    # as the length the critique reads): once is enough, and the shopper sees it once.
+    if any(r.value == value for r in state.rejected):
         return False
     for constraint in state.active():
         if constraint.data.get("facet") == facet and constraint.value == value:
