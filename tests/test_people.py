@@ -182,6 +182,10 @@ def test_shown_products_stay_and_new_ones_are_marked(person):
         ("what's #2 made of", "material", (2,)),
         ("which one has the best reviews", "best_rated", ()),
         ("does the second one come in a medium?", "has", (2,)),
+        ("is number 3 water resistant?", "has", (3,)),
+        ("what does number 2 cost", "price", (2,)),
+        ("which pair is rated highest", "best_rated", ()),
+        ("whichever has the best reviews then", "best_rated", ()),
     ],
 )
 def test_questions_about_shown_products_are_read(message, fact, positions):
@@ -321,3 +325,23 @@ def test_the_item_said_as_many(item, many):
     from shopcopilot.dialogue.replies import plural
 
     assert plural(item) == many
+
+
+def test_a_material_asked_about_is_answered_with_the_listings_material():
+    from shopcopilot.catalog.product import Product
+    from shopcopilot.dialogue.answers import answer
+    from shopcopilot.state.questions import Question
+
+    faux = Product("A", "Crossbody Bag", features=("Faux Leather", "Imported", "Fabric lining"))
+    real = Product("B", "Crossbody Bag", details={"Material": "Genuine Leather"})
+    lined = Product("C", "Crossbody Bag", features=("Cotton lining",))
+    lace = Product("D", "Lace Midi Dress", features=("60% Polyester, 40% Spandex",))
+    shown = [faux, real, lined, lace]
+
+    def says(position: int, value: str) -> str:
+        return answer(Question("has", (position,), (value,)), shown, None).text
+
+    assert says(1, "real leather") == "No, going by its listing #1 is made of Faux Leather."
+    assert says(2, "leather") == "Yes, #2 is made of Genuine Leather."
+    assert "made of" not in says(3, "cotton")  # a lining's material is not the bag's
+    assert "says lace" in says(4, "lace") and "60% Polyester" in says(4, "lace")

@@ -10,12 +10,14 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..catalog.product import Product
 from ..state.model import ShoppingState
 from ..state.requirements import FACETS, requirements
+from ..terms import Facet
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "conversations"
 SPLITS = ("dev", "test", "fresh", "fresh2", "all")
@@ -202,6 +204,22 @@ def _paths(value: Any) -> tuple[tuple[str, ...], ...]:
 # -- what a product offers a check -----------------------------------------------------------
 
 
+def _material_line(feature: str) -> bool:
+    """A feature that is a material by itself ("Faux Leather", "Stainless Steel"; not "Cotton
+    lining" or "Rubber sole", a part's)."""
+    words = feature.lower().split()
+    part = {"lining", "sole", "outsole", "insole"} & set(words)
+    return 0 < len(words) <= 3 and not part and words[-1] in _material_words()
+
+
+@cache
+def _material_words() -> frozenset[str]:
+    from ..catalog.vocabulary import vocabulary
+
+    table = vocabulary().tables[Facet.MATERIAL]
+    return frozenset(t.split()[-1] for c, terms in table.items() for t in (c, *terms) if t)
+
+
 @dataclass(frozen=True, slots=True)
 class Facts:
     """A product as the checks see it: its text, category nodes, price, rating and material."""
@@ -224,7 +242,7 @@ class Facts:
         categories = [c.lower() for c in product.categories]
         material = " ; ".join(
             [product.details.get("Material", ""), product.details.get("Fabric Type", "")]
-            + [f for f in product.features if "%" in f]
+            + [f for f in product.features if "%" in f or _material_line(f)]
         )
         return cls(
             parent_asin=product.parent_asin,

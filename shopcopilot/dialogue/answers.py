@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from ..catalog.product import Product
@@ -88,7 +89,21 @@ def material(product: Product) -> str:
     for feature in product.features:
         if "%" in feature and len(feature) < 80:
             return feature
+    # Listings often open their features with the material alone ("Faux Leather", "Oxford
+    # Cloth"); a lining's or a sole's is not the product's.
+    for feature in product.features[:3]:
+        words = feature.lower().split()
+        if len(words) <= MATERIAL_WORDS and not PARTS & set(words) and _names_a_material(words):
+            return feature
     return ""
+
+
+MATERIAL_WORDS = 3
+PARTS = frozenset({"lining", "sole", "outsole", "insole"})  # a part's material, not the product's
+
+
+def _names_a_material(words: list[str]) -> bool:
+    return any(_a_material(" ".join(words[i:])) for i in range(len(words)))
 
 
 def _material(product: Product, position: int, _values: tuple[str, ...]) -> str:
@@ -130,6 +145,9 @@ def _colours_named(title: str) -> list[str]:
 
 
 def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
+    made = material(product)
+    if made and values and all(_a_material(v) for v in values):
+        return _made_of(product, made, position, values)
     found: list[str] = []
     missing: list[str] = []
     for value in values:
@@ -145,6 +163,35 @@ def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
         lead = "It" if found else f"The listing for #{position}"
         parts.append(f"{lead} doesn't say {_join(missing)}, so I can't promise that.")
     return " ".join(parts) or f"The listing for #{position} doesn't say."
+
+
+def _made_of(product: Product, made: str, position: int, values: tuple[str, ...]) -> str:
+    """Is #N leather? The listing's material, said as listed: "faux leather" is no yes to
+    "real leather"; a lace dress of polyester is lace all the same."""
+    listed = set(re.findall(r"[a-z]+", made.lower()))
+    asked = {w for v in values for w in re.findall(r"[a-z]+", v.lower()) if w not in GENERIC}
+    if asked and asked <= listed and not listed & IMITATION:
+        return f"Yes, #{position} is made of {made}."
+    if not asked <= listed and (said := _said(product, " ".join(values))):
+        return f"The listing for #{position} says {said}, and gives its material as {made}."
+    return f"No, going by its listing #{position} is made of {made}."
+
+
+IMITATION = frozenset({"faux", "vegan", "pu", "synthetic", "imitation", "artificial", "fake"})
+
+
+def _a_material(value: str) -> bool:
+    said = value.lower().removeprefix("real ").removeprefix("genuine ")
+    return said in _material_terms()
+
+
+@cache
+def _material_terms() -> frozenset[str]:
+    from ..catalog.vocabulary import vocabulary  # local: loaded once, on a material question
+    from ..terms import Facet
+
+    table = vocabulary().tables[Facet.MATERIAL]
+    return frozenset(term for canonical, terms in table.items() for term in (canonical, *terms))
 
 
 _ABOUT_ONE = {

@@ -465,7 +465,7 @@ def _grown_self(mention: Mention, text: str) -> Mention:
 
 def _right_after_a_negator(text: str, at: int) -> bool:
     negator = _NEGATORS.search(text, 0, at)
-    return bool(negator) and not text[negator.end(1) : at].strip()
+    return negator is not None and not text[negator.end(1) : at].strip()
 
 
 def _rejected_after(text: str, end: int) -> bool:
