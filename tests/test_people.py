@@ -345,3 +345,18 @@ def test_a_material_asked_about_is_answered_with_the_listings_material():
     assert says(2, "leather") == "Yes, #2 is made of Genuine Leather."
     assert "made of" not in says(3, "cotton")  # a lining's material is not the bag's
     assert "says lace" in says(4, "lace") and "60% Polyester" in says(4, "lace")
+
+
+@pytest.mark.parametrize(
+    ("messages", "budget"),
+    [
+        (("a dress, fifteen bucks tops", "meh. fine, twenty then"), "≤ $20"),
+        (("a dress under 100", "honestly sixty would sit better"), "≤ $60"),
+        (("a dress under 30", "size 10 please", "11 then"), "≤ $30"),  # nearer the size held
+        (("a dress for my daughter under 40", "she's 12 now"), "≤ $40"),  # an age
+    ],
+)
+def test_a_bare_amount_near_the_budget_held_revises_it(person, messages, budget):
+    [*_, last] = _turns(person, *messages)
+    budgets = [r["label"] for r in last.response["requirements"] if r["facet"] == "budget"]
+    assert budgets == [budget]

@@ -913,3 +913,11 @@ def test_a_value_turned_down_twice_is_held_and_shown_once():
     assert not _reject(state, "length", "maxi", StateDiff())  # "no maxi ones": one "not maxi"
     assert _reject(state, "length", "midi", StateDiff())
     assert [r.value for r in state.rejected] == ["maxi", "midi"]
+
+
+def test_of_two_departments_the_one_said_before_the_item_holds(lexicon):
+    said = "last year I lost to a guy dressed as a cone. this year: women's dress, witchy?"
+    obs = parse_message(said, lexicon, None, True, people=True)
+    assert {m.value for m in obs.values if m.facet == "department"} == {"women"}
+    both = parse_message("mens and womens matching hoodies", lexicon, None, True, people=True)
+    assert {m.value for m in both.values if m.facet == "department"} == {"men", "women"}

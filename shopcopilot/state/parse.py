@@ -175,10 +175,25 @@ def parse_message(
     obs.category_text = _with_alternative(obs.category_text, text, lexicon)
     if people and obs.category_text:
         obs.fragments += _right_before_the_item(text, obs, lexicon)
+        obs.values = _department_of_the_item(text, obs)
     obs.fragments = [
         f for f in (_without_item_parts(f, obs.category_text) for f in obs.fragments) if f
     ]
     return obs
+
+
+def _department_of_the_item(text: str, obs: Observation) -> list[Mention]:
+    """Of departments that differ, the one said right before or in the item ("I lost to a guy
+    from accounting ... women's costume": women's)."""
+    said = [m for m in obs.values if m.facet == Facet.DEPARTMENT]
+    if len({m.value for m in said}) < 2:
+        return obs.values
+    item = re.escape(obs.category_text.lower())
+    spans = [m.span() for m in re.finditer(item, text.lower())]
+    before = [m for m in said if any(a - 1 <= m.end and m.start < b for a, b in spans)]
+    if not before:
+        return obs.values
+    return [m for m in obs.values if m.facet != Facet.DEPARTMENT or m in before]
 
 
 def _right_before_the_item(text: str, obs: Observation, lexicon: Lexicon) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -26,6 +27,7 @@ from .model import (
     StateDiff,
     Turn,
 )
+from .budget import Budget, read_numbers
 from .parse import NOT_A_WISH, Observation, content_word, parse_message
 from .readings import WORD, covered, readings, typed_spans
 from .spans import talk
@@ -73,6 +75,10 @@ def update(
         shown=len(shown),
         people=people,
     )
+    if people and not obs.budget:
+        obs.budget = _budget_said_again(
+            obs, new.active(Attribute.BUDGET), _sizes_held(new), lexicon
+        )
     if not obs.category_text and not shown:
         obs.fragments += _left_over(obs, lexicon)
     diff = StateDiff()
@@ -386,6 +392,39 @@ def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) ->
         said = word if " " in word else stem(word)  # "puff sleeves" is matched as a phrase
         state.rejected.append(Rejection("word", said, state.turn))
         diff.negated.append({"attribute": "word", "value": said})
+
+
+def _sizes_held(state: ShoppingState) -> list[float]:
+    said = [c.value for c in state.active() if c.data.get("facet") == Facet.SIZE]
+    return [float(v) for v in said if re.fullmatch(r"\d{1,2}(?:\.5)?", str(v))]
+
+
+def _budget_said_again(
+    obs: Observation, held: list[Constraint], sizes: list[float], lexicon: Lexicon
+) -> Budget | None:
+    """A bare amount near the budget held revises it, in the budget's own form ("fine, twenty
+    then" after "fifteen tops": at most $20; "sixty would sit better" after "under 100"), unless
+    the number is a size or an age, or nearer a size held than the budget ("11 then" after size
+    10). Only within a factor of REVISED_WITHIN of the old amount."""
+    if not held or any(m.facet == Facet.SIZE for m in obs.values):
+        return None
+    if obs.audience is not None and obs.audience.age_group is not None:
+        return None
+    said = read_numbers(obs.text, "budget", lexicon.money_like_categories).budget
+    old = held[-1].data
+    before = old.get("max") or old.get("target") or old.get("min")
+    amount = said and (said.target or said.max_price or said.min_price)
+    if not (said and amount and before) or not before / REVISED_WITHIN <= amount:
+        return None
+    if amount > before * REVISED_WITHIN:
+        return None
+    if any(abs(math.log(amount / size)) < abs(math.log(amount / before)) for size in sizes if size):
+        return None
+    slot = "max_price" if old.get("max") else "target" if old.get("target") else "min_price"
+    return Budget(**{slot: amount}, text=said.text, currency=old.get("currency") or said.currency)
+
+
+REVISED_WITHIN = 3
 
 
 def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
@@ -720,10 +759,12 @@ _CORRECTING = re.compile(
 
 
 def _reject(state: ShoppingState, facet: str, value: str, diff: StateDiff) -> bool:
-    # Turned down already, under this facet or another ("no maxi ones": maxi as a style, then
-    # as the length the critique reads): once is enough, and the shopper sees it once.
-    if any(r.value == value for r in state.rejected):
+    # Turned down already, under this facet or another typed one ("no maxi ones": maxi as a
+    # style, then as the length the critique reads): once is enough, and the shopper sees it
+    # once. A word turned down gives way to the facet that names it ("not fossil": the brand).
+    if any(r.value == value and r.attribute != "word" for r in state.rejected):
         return False
+    state.rejected = [r for r in state.rejected if not (r.attribute == "word" and r.value == value)]
     for constraint in state.active():
         if constraint.data.get("facet") == facet and constraint.value == value:
             constraint.status = Status.NEGATED
