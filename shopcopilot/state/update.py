@@ -14,6 +14,7 @@ from ..index.text import STOPWORDS, stem, tokens
 from ..reader.model import Reader
 from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
+from .budget import Budget, read_numbers
 from .critique import CUES, Critique, Shown, resolve, said_as_a_price
 from .critique import Reading as ShownReading
 from .cues import CONVERSATION
@@ -27,7 +28,6 @@ from .model import (
     StateDiff,
     Turn,
 )
-from .budget import Budget, read_numbers
 from .parse import NOT_A_WISH, Observation, content_word, parse_message
 from .readings import WORD, covered, readings, typed_spans
 from .spans import talk
