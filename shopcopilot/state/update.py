@@ -395,8 +395,8 @@ def _apply_negations(state: ShoppingState, obs: Observation, diff: StateDiff) ->
 
 
 def _sizes_held(state: ShoppingState) -> list[float]:
-    said = [c.value for c in state.active() if c.data.get("facet") == Facet.SIZE]
-    return [float(v) for v in said if re.fullmatch(r"\d{1,2}(?:\.5)?", str(v))]
+    said = [str(c.value) for c in state.active() if c.data.get("facet") == Facet.SIZE]
+    return [float(v) for v in said if v.replace(".", "", 1).isdigit()]  # "10.5", not "M"
 
 
 def _budget_said_again(
