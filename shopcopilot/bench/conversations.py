@@ -207,7 +207,8 @@ def _paths(value: Any) -> tuple[tuple[str, ...], ...]:
 
 def _material_line(feature: str) -> bool:
     """A feature that is a material by itself ("Faux Leather", "Stainless Steel"; not "Cotton
-    lining" or "Rubber sole", a part's)."""
+    lining" or "Rubber sole", a part's). Read here on its own, not through the copilot's
+    answers, so the judge does not grade the copilot by its own reading."""
     words = feature.lower().split()
     part = {"lining", "sole", "outsole", "insole"} & set(words)
     return 0 < len(words) <= 3 and not part and words[-1] in _material_words()

@@ -40,8 +40,8 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
 def _head_refused(doc: Doc, span: Span, refused: set[str]) -> bool:
     """Did the rules read the item's head word as turned down ("he is never going to carry an
     umbrella": no umbrella is wanted)?"""
-    heads = [doc.tokens[i].stem for i in doc.token_range(span.start, span.end)][-1:]
-    return bool(heads) and heads[0] in refused
+    words = doc.token_range(span.start, span.end)
+    return bool(words) and doc.tokens[words[-1]].stem in refused
 
 
 def _read_as_other(doc: Doc, words: str) -> bool:

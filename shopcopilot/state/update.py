@@ -412,19 +412,17 @@ def _budget_said_again(
         return None
     said = read_numbers(obs.text, "budget", lexicon.money_like_categories).budget
     old = held[-1].data
-    before = old.get("max") or old.get("target") or old.get("min")
+    slot, before = next(((f, old[key]) for key, f in BUDGET_SLOTS if old.get(key)), ("", 0.0))
     amount = said and (said.target or said.max_price or said.min_price)
-    if not (said and amount and before) or not before / REVISED_WITHIN <= amount:
-        return None
-    if amount > before * REVISED_WITHIN:
+    if not (said and amount and before / REVISED_WITHIN <= amount <= before * REVISED_WITHIN):
         return None
     if any(abs(math.log(amount / size)) < abs(math.log(amount / before)) for size in sizes if size):
         return None
-    slot = "max_price" if old.get("max") else "target" if old.get("target") else "min_price"
     return Budget(**{slot: amount}, text=said.text, currency=old.get("currency") or said.currency)
 
 
 REVISED_WITHIN = 3
+BUDGET_SLOTS = (("max", "max_price"), ("target", "target"), ("min", "min_price"))
 
 
 def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
