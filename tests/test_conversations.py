@@ -156,3 +156,9 @@ def test_a_conversation_is_played_and_reported(person_on, catalog_record):
     assert set(report["by_check"]) == {"kind", "price_at_most", "keeps", "answers", "still_shows"}
     skipped = suite.evaluate({}, [conversation], "dev").to_dict()
     assert skipped["skipped"] == ["t-1"] and skipped["n_conversations"] == 0
+
+
+def test_grey_and_gray_are_one_word_to_the_judge():
+    assert suite.mentions("a Heather Gray hoodie", ["grey"])
+    assert suite.mentions("charcoal grey", ["gray"])
+    assert not suite.mentions("greyhound print", ["grey"])

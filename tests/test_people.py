@@ -360,3 +360,23 @@ def test_a_bare_amount_near_the_budget_held_revises_it(person, messages, budget)
     [*_, last] = _turns(person, *messages)
     budgets = [r["label"] for r in last.response["requirements"] if r["facet"] == "budget"]
     assert budgets == [budget]
+
+
+def test_a_department_whose_products_are_titled_the_item_keeps_who_it_is_for(
+    person_on, catalog_record
+):
+    """Flip-flops are filed for women only; the men's sandals titled "Flip Flops" are what
+    "men's flip flops" asks for, not the women's leaf with the men's relaxed."""
+    flip = [TOP, "Women", "Shoes", "Sandals", "Flip-Flops"]
+    sandals = [TOP, "Men", "Shoes", "Sandals"]
+    records = [
+        catalog_record(f"WF{n}", f"Women's Beach Flip-Flops Flip Flops {n}", categories=flip)
+        for n in range(8)
+    ] + [
+        catalog_record(f"MS{n}", f"Men's Adjustable Sandals Flip Flops {n}", categories=sandals)
+        for n in range(4)
+    ]
+    agent = person_on(records)
+    [result] = _turns(agent, "men's flip flops")
+    assert _ids(result)[:4] and all(a.startswith("MS") for a in _ids(result)[:4])
+    assert "relaxed" not in result.response["message"]

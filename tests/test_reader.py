@@ -244,3 +244,15 @@ def test_eval_understanding_names_a_broken_reader_folder(tmp_path):
 
     result = CliRunner().invoke(main, ["eval-understanding", "--reader", str(tmp_path)])
     assert result.exit_code != 0 and "missing meta.json" in result.output
+
+
+def test_wishes_the_rules_took_into_a_longer_item_name_stay_wishes(make_lexicon):
+    """The rules read "ankle boots low heel" as the item; the reader reads ankle boots, and low
+    heel is still asked of them (it had vanished from the list of requirements)."""
+    from shopcopilot.state.parse import parse_message
+
+    boots = ("Clothing, Shoes & Jewelry", "Women", "Shoes", "Boots", "Ankle Boots")
+    lexicon = make_lexicon({boots: 5})
+    reader = reader_model.shipped()
+    obs = parse_message("womens ankle boots low heel", lexicon, None, True, None, reader, True)
+    assert obs.category_text == "ankle boots" and "low heel" in obs.fragments

@@ -921,3 +921,16 @@ def test_of_two_departments_the_one_said_before_the_item_holds(lexicon):
     assert {m.value for m in obs.values if m.facet == "department"} == {"women"}
     both = parse_message("mens and womens matching hoodies", lexicon, None, True, people=True)
     assert {m.value for m in both.values if m.facet == "department"} == {"men", "women"}
+
+
+def test_birthday_and_family_words_as_people_write_them_are_no_typos(lexicon):
+    """ "bday" had been corrected to "bay" (bay outfits: boys' lounge sets)."""
+    assert lexicon.fix_spelling("a bday outfit for my hubby") == "a bday outfit for my hubby"
+
+
+def test_a_count_before_a_wish_stays_in_its_chip():
+    from shopcopilot.state.requirements import fragment_label
+
+    assert fragment_label("6 pack", set()) == "6 pack"
+    assert fragment_label("12-pack black", {"black"}) == "12 pack"
+    assert fragment_label("size 10", set()) == ""  # a number alone is no wish

@@ -267,13 +267,14 @@ class Facts:
 
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
+_SPELLINGS = {"grey": "gr[ae]y", "gray": "gr[ae]y"}  # one colour, two spellings
 
 
 def _word_pattern(word: str) -> re.Pattern[str]:
-    """A word or phrase as a whole word, ignoring case, its plural allowed."""
+    """A word or phrase as a whole word, ignoring case, its plural allowed; grey is gray."""
     pattern = _PATTERNS.get(word)
     if pattern is None:
-        body = r"\s+".join(re.escape(part) for part in word.lower().split())
+        body = r"\s+".join(_SPELLINGS.get(p, re.escape(p)) for p in word.lower().split())
         pattern = re.compile(rf"(?<![a-z0-9]){body}(?:s|es)?(?![a-z0-9])")
         _PATTERNS[word] = pattern
     return pattern

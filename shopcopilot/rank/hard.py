@@ -141,21 +141,22 @@ def _of_the_department(
     """The candidates the kind is read from: those of the department asked for, when some match
     the item not weakly beside the best ("women's pajama set": the women's kind, not the
     boys' one that matches the words best; but "hiking boots for women", where no women's boot
-    is, stays boots). A child's department holds too when the titles of a few of its products
-    name the item: a swimsuit for an 18-month-old is the babies' swimwear ("Baby Girls'
-    Swimsuit Set", filed under other leaves than the grown-ups' swimsuits), never a woman's
-    one-piece; but girls' leggings, where the girls' products do not (one "T-Shirt for Leggings"
-    is no kind), stay leggings."""
+    is, stays boots). The department holds too when the titles of a few of its products name
+    the item: a swimsuit for an 18-month-old is the babies' swimwear ("Baby Girls' Swimsuit
+    Set", filed under other leaves than the grown-ups' swimsuits), never a woman's one-piece;
+    "men's flip flops" are the men's sandals so titled, not the women's flip-flops leaf; but
+    girls' leggings, where the girls' products do not (one "T-Shirt for Leggings" is no kind),
+    stay leggings."""
     for requirement in requirements:
         if requirement.filed is not None:
             # Those filed under the department, not those that merely name none.
             meets = eligible[requirement.filed(batch)[eligible]]
             if len(meets) and category[meets].max() >= category[eligible].max() * AS_WELL:
                 return meets
-            if len(meets) and requirement.young:
+            if len(meets):
                 titled = meets[_titled(batch, item_words)[meets]]
                 if len(titled) >= A_KIND:
-                    return titled  # the kind: the leaves of the child's products so called
+                    return titled  # the kind: the leaves of the department's products so called
     return eligible
 
 
@@ -184,7 +185,7 @@ def _titled(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
 
 
 KIND_FIRST = 100  # above any count of colours and materials named
-A_KIND = 3  # products a child's department must call by the item's name (not one "for leggings")
+A_KIND = 3  # products a department must call by the item's name (not one "for leggings")
 HEADED_AS_WELL = 0.8  # products filed under the head noun, matching this share of the best
 AS_WELL = WEAK / 2  # a department whose best item match is this close reads the kind
 

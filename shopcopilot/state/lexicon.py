@@ -372,7 +372,11 @@ def _known_words(category_idf, category_paths, brands) -> set[str]:
     words.update(cue_words())  # "pricey", "cheapest": how shoppers critique, never typos
     words.update(CONVERSATION.vocabulary())  # "dunno", "misspoke": how shoppers talk
     words.update(NUMBER_WORDS)  # "under a hunderd": a budget in words, typed in a hurry
-    words.update(audience_cues().pronouns)  # "shes 9": she's, not "she 9"
+    people = audience_cues()
+    words.update(people.pronouns)  # "shes 9": she's, not "she 9"
+    # "bday", "hubby", "yrs": who it is for and how old, as people write it
+    words.update(word for unit in people.units.values() for word in unit)
+    words.update(word for term in people.terms for word in term)
     return words
 
 

@@ -171,7 +171,10 @@ def parse_message(
     if reader is not None:
         asked = {"category": "item"}.get(last_question or "", last_question)
         obs.doc = reader.read(text, {"asked": asked, "shown": shown})
+        rules_item = obs.category_text
         apply_spans(obs.doc, obs, item_known=bool(current_item))
+        if people:
+            obs.fragments += _around_a_narrower_item(rules_item, obs, lexicon)
     obs.category_text = _with_alternative(obs.category_text, text, lexicon)
     if people and obs.category_text:
         obs.fragments += _right_before_the_item(text, obs, lexicon)
@@ -180,6 +183,17 @@ def parse_message(
         f for f in (_without_item_parts(f, obs.category_text) for f in obs.fragments) if f
     ]
     return obs
+
+
+def _around_a_narrower_item(rules_item: str, obs: Observation, lexicon: Lexicon) -> list[str]:
+    """The wishes the rules took into the item's name when the reader reads a narrower item
+    inside it ("womens ankle boots low heel": ankle boots, and low heel is asked of them)."""
+    at = rules_item.lower().find(obs.category_text.lower()) if obs.category_text else -1
+    if at < 0 or rules_item.lower() == obs.category_text.lower():
+        return []
+    before = _adjoining_wish(rules_item[:at], lexicon, obs.negated_words)
+    after = _wish(rules_item[at + len(obs.category_text) :], lexicon, obs.negated_words, True)
+    return [w for w in (before, after) if w]
 
 
 def _department_of_the_item(text: str, obs: Observation) -> list[Mention]:
@@ -752,7 +766,12 @@ ADJOINING = 2  # words before the item read as wishes of it
 def _wish(part: str, lexicon: Lexicon, rejected: list[str], request: bool = False) -> str:
     """The part from its first word that asks something of the product ('' when none does)."""
     rest, wished = _wished(part, lexicon, rejected, request)
-    return rest[wished[0].start() :] if wished else ""  # from its first wish: no "a with"
+    if not wished:
+        return ""
+    # From its first wish ("a with" is no wish), with a count said right before it ("6 pack").
+    before = rest[: wished[0].start()].rstrip(" -")
+    count = before.rstrip("0123456789")
+    return rest[len(count) if count != before else wished[0].start() :]
 
 
 def _wished(

@@ -114,13 +114,16 @@ LABEL_WORDS = 5  # a chip is a few words, not the sentence they came in
 def fragment_label(text: str, read: set[str]) -> str:
     """A wish in the shopper's words, as a chip: the words that say something of the product
     and that no other requirement already says ("I need a pirate costume for me (woman)":
-    "pirate", beside "costume" and "women"); '' when nothing is left."""
-    words = [
-        w
-        for w in tokens(text)
-        if content_word(w) and w not in NOT_A_WISH and stem(w) not in read and _spelled(w)
+    "pirate", beside "costume" and "women"; a count before a word kept stays: "6 pack"); ''
+    when nothing is left."""
+    said = tokens(text)
+    kept = [
+        content_word(w) and w not in NOT_A_WISH and stem(w) not in read and _spelled(w)
+        for w in said
     ]
-    return " ".join(list(dict.fromkeys(words))[:LABEL_WORDS])
+    counted = [w.isdigit() and k for w, k in zip(said, [*kept[1:], False], strict=True)]
+    words = [w for w, k, c in zip(said, kept, counted, strict=True) if k or c]
+    return " ".join(list(dict.fromkeys(words))[:LABEL_WORDS]) if any(kept) else ""
 
 
 def _spelled(word: str) -> bool:
