@@ -380,3 +380,9 @@ def test_a_department_whose_products_are_titled_the_item_keeps_who_it_is_for(
     [result] = _turns(agent, "men's flip flops")
     assert _ids(result)[:4] and all(a.startswith("MS") for a in _ids(result)[:4])
     assert "relaxed" not in result.response["message"]
+
+
+def test_words_turned_down_are_named_as_the_change(person):
+    """They had been left out of the reply ("Still looking at dresses")."""
+    *_, last = _turns(person, "a dress", "no lace, nothing with ruffles")
+    assert "not lace or ruffle" in last.response["message"]

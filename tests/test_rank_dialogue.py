@@ -238,3 +238,16 @@ def test_with_no_item_known_the_open_question_asks_what_they_are_looking_for():
     assert compose_message(ShoppingState(), "color", ["red"], 10).endswith(
         "Do you have a color in mind (for example: red)?"
     )
+
+
+@pytest.mark.parametrize(
+    ("word", "also"),
+    [("padding", "padded"), ("hoods", "hooded"), ("lace", "lacy"), ("wires", "wired"),
+     ("strappy", "strapped"), ("fur", "furry")],
+)  # fmt: skip
+def test_a_word_turned_down_turns_down_its_inflections(word, also):
+    from shopcopilot.index.forms import inflections
+    from shopcopilot.index.text import stem
+
+    assert stem(also) in inflections(word)
+    assert stem("wool") not in inflections("woo")  # nothing is read into a short word

@@ -934,3 +934,13 @@ def test_a_count_before_a_wish_stays_in_its_chip():
     assert fragment_label("6 pack", set()) == "6 pack"
     assert fragment_label("12-pack black", {"black"}) == "12 pack"
     assert fragment_label("size 10", set()) == ""  # a number alone is no wish
+
+
+@pytest.mark.parametrize("said", ["hmm ok stretch it to 55 if needed", "stretch to sixty"])
+def test_a_budget_cue_asks_nothing_of_the_product(lexicon, said):
+    obs = parse_message(said, lexicon, None, False, frozenset({"jean"}))
+    assert obs.budget is not None and obs.budget.max_price in (55, 60)
+    assert not [v for v in obs.values if v.value == "stretch"]
+    assert [v.value for v in parse_message("stretch jeans", lexicon, None, True).values] == [
+        "stretch"
+    ]

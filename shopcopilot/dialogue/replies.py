@@ -75,14 +75,17 @@ def change_lead(
     added = [r for r in now if (r.facet, r.value.lower(), r.negated) not in earlier]
     kept = [r for r in now if (r.facet, r.value.lower(), r.negated) in earlier]
     item = item_words(state)
-    shown_added = [r for r in added if r.facet not in ("item", "feature", "recipient", "age")]
+    # A wish in free words is in the chips; a word turned down is a change worth naming.
+    shown_added = [
+        r for r in added if r.negated or r.facet not in ("item", "feature", "recipient", "age")
+    ]
     held = _held(kept if not new_item else now, item)
     if new_item:
         lead = say("new_item", turn, item=item, count=count, held=_with(held))
     elif not before:
         lead = say("first", turn, item=item, count=count, held=_with(_held(now, item)))
     elif shown_added:
-        changed = _join([_phrase(r) for r in shown_added])
+        changed = _changes(shown_added)
         still = f", still {held}" if held else ""
         lead = say("changed", turn, changed=changed, item=item, count=count, held=still)
     else:
@@ -134,11 +137,22 @@ def _with(held: str) -> str:
     return f", {held}" if held else ""
 
 
-def _join(parts: Sequence[str]) -> str:
+def _join(parts: Sequence[str], last: str = "and") -> str:
     parts = [p for p in parts if p]
     if len(parts) <= 1:
         return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return ", ".join(parts[:-1]) + f" {last} " + parts[-1]
+
+
+def _changes(added: Sequence[Requirement]) -> str:
+    """'blue and not padding, push up or wire': the values turned down said once, as one."""
+    wanted = [_phrase(r) for r in added if not r.negated]
+    refused = [r.value for r in added if r.negated]
+    if len(refused) > 1:
+        wanted.append("not " + _join(refused, "or"))
+    else:
+        wanted += [_phrase(r) for r in added if r.negated]
+    return _join(wanted)
 
 
 # What a listing that does not state a value leaves unsaid, as a reply names it.

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..catalog.vocabulary import accepted_departments as _accepted_departments
 from ..index.features import FeatureStore
-from ..index.forms import word_forms
+from ..index.forms import inflections, word_forms
 from ..index.text import STOPWORDS, stem, tokens
 from ..state.critique import CUES
 from ..state.model import Constraint, Fragment
@@ -299,8 +299,15 @@ def rejection_check(facet: str, value: str) -> PreparedCheck:
     said = tokens(value)
     if len(said) > 1:
         return _phrase_check(said)
-    word = stem(value)
-    return PreparedCheck(lambda b: b.has[word], (word,))
+    forms = inflections(value.lower())
+    return PreparedCheck(lambda b: _has_any(b, forms), forms)
+
+
+def _has_any(batch: Batch, stems: tuple[str, ...]) -> np.ndarray:
+    out = np.zeros(len(batch), dtype=bool)
+    for word in stems:
+        out |= batch.has[word]
+    return out
 
 
 _OTHER_HALF = {"women": "men", "men": "women"}

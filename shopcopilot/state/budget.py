@@ -312,6 +312,8 @@ class Numbers:
 # Numbers in words, as a budget is said ("forty bucks", "a hundred and twenty").
 NUMBER_WORDS = frozenset(_single_words(json.loads(DATA_PATH.read_text("utf-8")), "number_words"))
 
+_LONGEST_CUE = 5  # words in a budget cue ("no more than", "stretch it to")
+
 # What a shopper means by "around $100": within this factor of it either way ($74 to $135).
 AROUND = 1.35
 
@@ -319,6 +321,16 @@ AROUND = 1.35
 def around(target: float | None) -> tuple[float, float] | None:
     """The price band of a goal ("around $100"), None without one."""
     return None if target is None else (target / AROUND, target * AROUND)
+
+
+def cues_an_amount(text: str) -> bool:
+    """Does the text start with a budget cue said right before an amount ("stretch it to 55",
+    "cap it at sixty")? Its words then ask nothing of the product."""
+    words = _tokens(text)
+    for n, word in enumerate(words[:_LONGEST_CUE + 1]):
+        if word[0].isdigit() or word in NUMBER_WORDS or word in _MONEY.currency_of:
+            return n > 0 and any(tuple(words[:n]) in c.phrases.phrases for c in _MONEY.before)
+    return False
 
 
 def money_talk() -> frozenset[str]:

@@ -20,7 +20,7 @@ from ..reader.model import Reader
 from ..terms import Facet
 from .audience import AudienceReading, read_audience
 from .audience_cues import cues as audience_cues
-from .budget import Budget, money_talk, read_numbers
+from .budget import Budget, cues_an_amount, money_talk, read_numbers
 from .critique import Critique, ShownTalk, read_shown_talk
 from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
@@ -144,6 +144,8 @@ def parse_message(
     if obs.budget:  # "whatever's under 40": an amount said is a budget, not indifference to one
         obs.no_preference = [a for a in obs.no_preference if a != "budget"]
     _read_values(text, lexicon, obs, last_question)
+    # "stretch it to 55": a budget's words, not a stretch fabric
+    obs.values = [v for v in obs.values if not cues_an_amount(text[v.start :])]
     # "any colour, but preferably black": a value wanted is no indifference.
     valued = {m.attribute for m in obs.values}
     obs.no_preference = [a for a in obs.no_preference if a not in valued]
