@@ -327,7 +327,7 @@ def cues_an_amount(text: str) -> bool:
     """Does the text start with a budget cue said right before an amount ("stretch it to 55",
     "cap it at sixty")? Its words then ask nothing of the product."""
     words = _tokens(text)
-    for n, word in enumerate(words[:_LONGEST_CUE + 1]):
+    for n, word in enumerate(words[: _LONGEST_CUE + 1]):
         if word[0].isdigit() or word in NUMBER_WORDS or word in _MONEY.currency_of:
             return n > 0 and any(tuple(words[:n]) in c.phrases.phrases for c in _MONEY.before)
     return False
