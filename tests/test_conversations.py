@@ -31,12 +31,13 @@ def test_the_shipped_suite_reads_and_is_split():
     everything = suite.load_suite(split="all")
     dev, test = suite.load_suite(split="dev"), suite.load_suite(split="test")
     fresh, fresh2 = suite.load_suite(split="fresh"), suite.load_suite(split="fresh2")
-    fresh3 = suite.load_suite(split="fresh3")
+    fresh3, fresh4 = suite.load_suite(split="fresh3"), suite.load_suite(split="fresh4")
     assert len(dev) + len(test) >= 300 and dev and test
-    assert len(fresh) >= 60 and len(fresh2) >= 60 and len(fresh3) >= 60
-    assert len(everything) == len(dev) + len(test) + len(fresh) + len(fresh2) + len(fresh3)
+    assert all(len(f) >= 60 for f in (fresh, fresh2, fresh3, fresh4))
+    assert len(everything) == len(dev + test + fresh + fresh2 + fresh3 + fresh4)
     assert not {c.id for c in fresh2} & {c.id for c in dev + test + fresh}
     assert not {c.id for c in fresh3} & {c.id for c in dev + test + fresh + fresh2}
+    assert not {c.id for c in fresh4} & {c.id for c in dev + test + fresh + fresh2 + fresh3}
     assert all(2 <= len(c.turns) <= 6 for c in everything)
     assert {c.catalog for c in everything} == {"embedded", "real"}
 
