@@ -386,3 +386,32 @@ def test_words_turned_down_are_named_as_the_change(person):
     """They had been left out of the reply ("Still looking at dresses")."""
     *_, last = _turns(person, "a dress", "no lace, nothing with ruffles")
     assert "not lace or ruffle" in last.response["message"]
+
+
+def _boots_and_dresses(record) -> list[dict]:
+    kinds = {  # code: path, title, how many
+        "HB": ([TOP, "Women", "Shoes", "Boots", "Hiking Boots"], "Women's Lace Up Boots", 4),
+        "MB": ([TOP, "Women", "Shoes", "Boots", "Mid-Calf"], "Women's Mid Calf Boots Boots", 12),
+        "WD": ([TOP, "Women", "Clothing", "Wedding Dresses"], "Wedding Dress Dress", 12),
+        "GD": ([TOP, "Women", "Clothing", "Dresses"], "Women's Floral Dress Wedding Guest", 4),
+    }
+    return [
+        record(f"{code}{n}", f"{title} {n}", categories=path, price=30.0 + n)
+        for code, (path, title, many) in kinds.items()
+        for n in range(many)
+    ]
+
+
+def test_an_item_for_a_use_is_the_kind_named_by_both(person_on, catalog_record):
+    agent = person_on(_boots_and_dresses(catalog_record))
+    [result] = _turns(agent, "boots for hiking")
+    assert all(a.startswith("HB") for a in _ids(result)[:4])
+    assert "hiking boots" in [r["label"] for r in result.response["requirements"]]
+
+
+def test_a_dress_for_a_wedding_is_a_guests(person_on, catalog_record):
+    agent = person_on(_boots_and_dresses(catalog_record))
+    [guest] = _turns(agent, "a dress for a wedding in june")
+    assert _ids(guest) and all(a.startswith("GD") for a in _ids(guest))
+    [bride] = _turns(agent, "a wedding dress for my wedding in june")
+    assert all(a.startswith("WD") for a in _ids(bride)[:5])

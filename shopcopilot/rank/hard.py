@@ -42,6 +42,7 @@ class Requirement:
     filed: Callable[[Batch], np.ndarray] | None = None  # ...is it filed under the department?
     young: bool = False  # a child's department: nothing of a grown-up's fits, whatever its kind
     values: tuple[str, ...] = ()  # a value requirement's values, any of which will do
+    kind_too: bool = False  # the wanted kind is read from the candidates meeting it
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +76,32 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
     genders = {c.data["gender"] for c in values if c.data.get("gender") in BABY_WORDS}
     if len(genders) == 1:
         out.append(_babys_gender(genders.pop()))
+    if _a_guest_at_a_wedding(state):
+        out.append(_not_a_brides())
     # A price said as a goal ("around $100") holds too, as a band around it.
     budgets = [c for c in state.active() if c.level in (Level.HARD, Level.GOAL)]
     out += [_budget(c) for c in budgets if c.attribute == Attribute.BUDGET and _limits(c)]
     return out
+
+
+# "A dress for a wedding" is a guest's: a bride's dress only when said to be the bride's.
+BRIDES_LEAVES = ("Wedding Dresses",)  # leaf names as the catalog writes them
+BRIDES_WORDS = ("wedding dress", "wedding gown", "bridal", "my wedding", "our wedding",
+                "i'm the bride", "im the bride", "i am the bride", "getting married")  # fmt: skip
+
+
+def _a_guest_at_a_wedding(state: ShoppingState) -> bool:
+    if not any(c.value == "wedding" for c in state.active(Attribute.USE_CASE)):
+        return False
+    said = " ".join(turn.user.lower() for turn in state.history)
+    return not any(words in said for words in BRIDES_WORDS)
+
+
+def _not_a_brides() -> Requirement:
+    def violated(batch: Batch) -> np.ndarray:
+        return batch.code_is("leaf", BRIDES_LEAVES)
+
+    return Requirement("for a guest", "a bride's dress", violated, kind_too=True)
 
 
 # A department on an age assumed ("my son": boys) holds only who it is for: he may be grown.
@@ -108,6 +131,9 @@ def hold(
     item = np.zeros(len(batch), dtype=bool)
     pool = _of_the_department(requirements, batch, eligible, category, item_words)
     pool = _headed(pool, batch, category, item_words)
+    for requirement in requirements:
+        if requirement.kind_too and len(kept := pool[~requirement.violated(batch)[pool]]):
+            pool = kept  # "a dress for a wedding": the guests' dresses are the kind
     matches = category[pool]
     # A weak match never defines the kind, however few the candidates.
     floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)

@@ -179,12 +179,32 @@ def parse_message(
             obs.fragments += _around_a_narrower_item(rules_item, obs, lexicon)
     obs.category_text = _with_alternative(obs.category_text, text, lexicon)
     if people and obs.category_text:
+        obs.category_text = _named_with_its_use(obs, lexicon)
         obs.fragments += _right_before_the_item(text, obs, lexicon)
         obs.values = _department_of_the_item(text, obs)
     obs.fragments = [
         f for f in (_without_item_parts(f, obs.category_text) for f in obs.fragments) if f
     ]
     return obs
+
+
+def _named_with_its_use(obs: Observation, lexicon: Lexicon) -> str:
+    """The item with the use it is for, when the catalog has that kind of it: "boots for
+    hiking" are hiking boots, "a jacket for the rain" a rain jacket. Not a wedding: a dress
+    for one is a guest's, a wedding dress the bride's."""
+    item = obs.category_text
+    uses = [m.text for m in obs.values if m.facet == Facet.USE_CASE]
+    for use in uses:
+        if use.lower() in item.lower().split() or use.lower() in _USES_NOT_NAMED:
+            continue
+        joined, alone = lexicon.read_item(f"{use} {item}"), lexicon.read_item(item)
+        node = (joined.node or "") if joined else ""
+        if use.lower() in node.lower() and (alone is None or node != alone.node):
+            return f"{use} {item}"
+    return item
+
+
+_USES_NOT_NAMED = frozenset({"wedding"})
 
 
 def _around_a_narrower_item(rules_item: str, obs: Observation, lexicon: Lexicon) -> list[str]:
