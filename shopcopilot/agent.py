@@ -535,7 +535,7 @@ class Agent:
                     {
                         "parent_asin": s.parent_asin,
                         "score": round(s.score, 4),
-                        "reason": reason(s),
+                        "reason": reason(s, self.settings.people),
                         "shown_before": s.parent_asin in earlier,
                     }
                     for s in shown

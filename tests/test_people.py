@@ -415,3 +415,10 @@ def test_a_dress_for_a_wedding_is_a_guests(person_on, catalog_record):
     assert _ids(guest) and all(a.startswith("GD") for a in _ids(guest))
     [bride] = _turns(agent, "a wedding dress for my wedding in june")
     assert all(a.startswith("WD") for a in _ids(bride)[:5])
+
+
+def test_a_cards_reason_reads_as_plain_words(person):
+    [*_, last] = _turns(person, "a dress for me, I'm a woman", "under $60")
+    reason = last.response["recommendations"][0]["reason"]
+    assert "for women" in reason and "under $60" in reason
+    assert "<=" not in reason and "matches" not in reason

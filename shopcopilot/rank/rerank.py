@@ -97,6 +97,7 @@ class Scored:
     evidence: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)  # what it answers ("cheaper than ...")
     misses: list[str] = field(default_factory=list)  # relaxed requirements it fails
+    plain: list[str] = field(default_factory=list)  # its evidence in a shopper's words
     position: int = -1  # its place among the turn's candidates, while it is not yet explained
 
 
@@ -485,21 +486,21 @@ def _explain(
     """Fill in the parts and the evidence one product matched, for its reason and the trace."""
     i = item.position
     item.parts = {name: float(column[i]) for name, column in columns.parts.items() if column[i]}
-    evidence = item.evidence
+    evidence, plain = item.evidence, item.plain
     leaf = features.code_name("leaf", item.row)
-    evidence.extend(
-        f"in {leaf or 'the category'}" for match in columns.category if match[i] >= 0.99
-    )
-    evidence.extend(
-        f'"{_short(probe.text)}"'
-        for probe, exact in zip(probes, columns.exact, strict=True)
-        if exact[i]
-    )
-    evidence.extend(
-        c.value
-        for (c, _, _), match in zip(needs.values, columns.values, strict=True)
-        if match[i] > 0.5
-    )
+    if any(match[i] >= 0.99 for match in columns.category):
+        evidence.append(f"in {leaf or 'the category'}")
+        plain.append(leaf or "")
+    phrases = [
+        _short(probe.text) for probe, exact in zip(probes, columns.exact, strict=True) if exact[i]
+    ]
+    evidence.extend(f'"{phrase}"' for phrase in phrases)
+    plain.extend(f'says "{phrase}"' for phrase in phrases)
+    met = [
+        c for (c, _, _), match in zip(needs.values, columns.values, strict=True) if match[i] > 0.5
+    ]
+    evidence.extend(c.value for c in met)
+    plain.extend(_as_said(c) for c in met)
     price = features.price[item.row]
     priced_like = False  # the price answer is about the product it is also like
     if not np.isnan(price):
@@ -513,7 +514,34 @@ def _explain(
                 priced_like |= bool(said.get("liked")) and anchored in said.get("positions", ())
             else:
                 evidence.append(f"${float(price):g} fits {c.value}")
+                plain.append(f"${float(price):g}, {_budget_said(c)}")
     item.answers.extend(_anchor_answer(needs.critique, columns.anchor, i, priced_like))
+
+
+def _once(parts: list[str]) -> list[str]:
+    """Each part once, and none said within an earlier one ("hiking" of "Hiking Boots")."""
+    out: list[str] = []
+    for part in parts:
+        if part and not any(part.lower() in said.lower().split() + [said] for said in out):
+            out.append(part)
+    return out
+
+
+def _as_said(constraint: Constraint) -> str:
+    """'for women', 'size 8', 'black': a value as a person reads it on a card."""
+    facet, value = constraint.data.get("facet"), constraint.value
+    return {"department": f"for {value}", "size": f"size {value}"}.get(str(facet), value)
+
+
+def _budget_said(constraint: Constraint) -> str:
+    low, high = constraint.data.get("min"), constraint.data.get("max")
+    if low is not None and high is not None:
+        return f"within ${low:g}-${high:g}"
+    if high is not None:
+        return f"under ${high:g}"
+    if low is not None:
+        return f"over ${low:g}"
+    return f"around ${constraint.data.get('target', 0):g}"
 
 
 def _price_answer(price: float, said: dict) -> str:
@@ -559,10 +587,13 @@ def _short(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def reason(scored: Scored) -> str:
-    """What a card answers first (a critique of shown products), then what it matches."""
+def reason(scored: Scored, people: bool = False) -> str:
+    """What a card answers first (a critique of shown products), then what it matches; for a
+    person in plain words ("Hiking Boots, for women, size 8, $40.99, under $90")."""
     said = list(dict.fromkeys(scored.answers))
-    if scored.evidence:
+    if people and scored.plain:
+        said.append(", ".join(_once(scored.plain)))
+    elif scored.evidence:
         said.append("matches " + ", ".join(dict.fromkeys(scored.evidence)))
     said += [f"{miss} (nothing found is)" for miss in scored.misses]
     if said:
