@@ -396,3 +396,16 @@ def test_a_shoe_size_with_its_width_glued_on_is_both():
     numbers = read_numbers("8W please")
     assert [(m.facet, m.value) for m in numbers.sizes] == [("size", "8"), ("width", "wide")]
     assert [m.facet for m in read_numbers("jeans 32w 30l").sizes if m.facet == "width"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "high"),
+    [
+        ("I can spend about eighty dollars, no more", 80),
+        ("around 30 each at the most, I need four", 30),
+        ("it's about to be 90 degrees. denim shorts, same budget", None),
+    ],
+)
+def test_how_people_bound_a_budget_in_passing(text, high):
+    budget = read_numbers(text).budget
+    assert (budget.max_price if budget else None) == high

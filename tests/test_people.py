@@ -341,7 +341,9 @@ def test_a_material_asked_about_is_answered_with_the_listings_material():
     def says(position: int, value: str) -> str:
         return answer(Question("has", (position,), (value,)), shown, None).text
 
-    assert says(1, "real leather") == "No, going by its listing #1 is made of Faux Leather."
+    assert says(1, "real leather") == (
+        "No, #1 isn't real leather: going by its listing it is made of Faux Leather."
+    )
     assert says(2, "leather") == "Yes, #2 is made of Genuine Leather."
     assert "made of" not in says(3, "cotton")  # a lining's material is not the bag's
     assert "says lace" in says(4, "lace") and "60% Polyester" in says(4, "lace")

@@ -944,3 +944,10 @@ def test_a_budget_cue_asks_nothing_of_the_product(lexicon, said):
     assert [v.value for v in parse_message("stretch jeans", lexicon, None, True).values] == [
         "stretch"
     ]
+
+
+def test_the_word_after_something_describes_and_names_no_item(make_lexicon):
+    lexicon = make_lexicon({("Clothing, Shoes & Jewelry", "Women", "Leg Warmers"): 5})
+    said = "make it a hundred if that gets me something warmer"
+    obs = parse_message(said, lexicon, None, False, frozenset({"jacket"}))
+    assert "warmer" not in obs.category_text

@@ -174,7 +174,8 @@ def _made_of(product: Product, made: str, position: int, values: tuple[str, ...]
         return f"Yes, #{position} is made of {made}."
     if not asked <= listed and (said := _said(product, " ".join(values))):
         return f"The listing for #{position} says {said}, and gives its material as {made}."
-    return f"No, going by its listing #{position} is made of {made}."
+    asked_as = " or ".join(values)
+    return f"No, #{position} isn't {asked_as}: going by its listing it is made of {made}."
 
 
 IMITATION = frozenset({"faux", "vegan", "pu", "synthetic", "imitation", "artificial", "fake"})

@@ -932,13 +932,15 @@ def _sets_aside(piece: str, current: frozenset[str] | None) -> bool:
 def _item_span(body: str, words: dict[str, float], lexicon: Lexicon) -> str:
     """The words that name the item: first to last category word ("women's raincoat",
     not "a women's raincoat under 60 dollars")."""
+    found = list(re.finditer(r"[A-Za-z0-9][\w'&-]*", body))
     spans = [
         m.span()
-        for m in re.finditer(r"[A-Za-z0-9][\w'&-]*", body)
+        for before, m in zip([None, *found], found, strict=False)
         if words.keys() & lexicon.category_tokens(m.group())
+        and not (before and before.group().lower() in _SOME_THING)  # "something warmer"
     ]
     if not spans:
-        return body
+        return "" if found and _only_after_something(found, words, lexicon) else body
     # "flats, i wear a size 9": the name ends where a description starts, unless all before it
     # is who the item is for ("a guy or a girl, thinking masks").
     described = _ITEM_END.search(body, spans[0][1])
@@ -948,6 +950,18 @@ def _item_span(body: str, words: dict[str, float], lexicon: Lexicon) -> str:
     ):
         named = [end for _, end in spans]
     return body[spans[0][0] : named[-1]]
+
+
+# "something warmer", "anything sparkly": the word after describes, it names no item.
+_SOME_THING = frozenset({"something", "anything", "nothing", "smth", "sth"})
+
+
+def _only_after_something(found: list[re.Match[str]], words, lexicon: Lexicon) -> bool:
+    return any(
+        words.keys() & lexicon.category_tokens(m.group())
+        for before, m in zip(found, found[1:], strict=False)
+        if before.group().lower() in _SOME_THING
+    )
 
 
 # Colours, materials, closures and sizes ("plus", "size 9 wide") describe an item, never name one.
