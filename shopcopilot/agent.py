@@ -39,7 +39,14 @@ from .state import ShoppingState, update
 from .state.critique import Shown, words_with_spans
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
 from .state.model import CritiqueRecord, StateDiff, Turn
-from .state.questions import OF_A_PAIR, OF_THE_LIST, Question, follow_up, read_question
+from .state.questions import (
+    OF_A_PAIR,
+    OF_THE_LIST,
+    Question,
+    follow_up,
+    of_the_pair,
+    read_question,
+)
 from .state.questions import SHORT as FOLLOW_UP_WORDS
 from .state.requirements import drop as drop_requirement
 from .state.requirements import requirements
@@ -258,7 +265,7 @@ class Agent:
         )
         if question is None or (not state.last_shown and not question.positions):
             return None  # "which is cheapest?" before any list is a search, not a question
-        return question
+        return of_the_pair(question, _asked_before(state))
 
     def _asks_more(self, state: ShoppingState, message: str, turn: int, talk: Talk) -> bool:
         """Does a message asking about shown products also ask for something: a budget, a new
@@ -275,16 +282,17 @@ class Agent:
             people=self.settings.people,
         )
         asked = {float(p) for p in talk.question.positions} if talk.question else set()
+        # A comparison asked ("which is cheaper, 2 or 3?") is the question, not a critique.
+        comparing = talk.question is not None and talk.question.fact in COMPARING
         budgets = [  # "the difference between 1 and 2": places in the list, no budget
             c for c in after.active(Attribute.BUDGET) if c.source_turn == turn
             and not {c.data.get("min"), c.data.get("max"), c.data.get("target")} & asked
+            and not (comparing and c.data.get("critique"))
         ]  # fmt: skip
         items = {a["attribute"] for a in diff.added} & {Attribute.CATEGORY}
         if items and _same_or_wider_item(state, after):
             items = set()  # "which hat is the cheapest?" of sun hats asks for no other item
         wants = items | ({Attribute.BUDGET} if budgets else set())
-        # A comparison asked ("which is cheaper, 2 or 3?") is the question, not a critique.
-        comparing = talk.question is not None and talk.question.fact in COMPARING
         critiques = [] if comparing else [c for c in diff.critiques if c["kind"] != "pick"]
         return bool(wants or critiques or diff.negated)
 
@@ -623,6 +631,11 @@ def _same_or_wider_item(before: ShoppingState, after: ShoppingState) -> bool:
     if not was or not now:
         return False
     return set(now[-1].data.get("words", {})) <= set(was[-1].data.get("words", {}))
+
+
+def _asked_before(state: ShoppingState) -> Question | None:
+    """The question the last turn asked, if it asked one."""
+    return read_question(state.history[-1].user) if state.history else None
 
 
 def _follow_up(message: str, state: ShoppingState) -> Question | None:

@@ -424,3 +424,17 @@ def test_a_cards_reason_reads_as_plain_words(person):
     reason = last.response["recommendations"][0]["reason"]
     assert "for women" in reason and "under $60" in reason
     assert "<=" not in reason and "matches" not in reason
+
+
+def test_which_of_those_two_is_cheaper_asks_of_the_pair_compared(person):
+    *_, last = _turns(
+        person,
+        "a dress",
+        "what's the difference between 2 and 3",
+        "so which of those two is cheaper",
+    )
+    prices = {n: _price(person, _ids(last)[n - 1]) for n in (2, 3)}
+    cheaper = min(prices, key=prices.__getitem__)
+    assert last.response["message"].startswith(f"#{cheaper} is cheaper: ")
+    held = [r["facet"] for r in last.response["requirements"]]
+    assert "budget" not in held  # a question, not "show me cheaper ones"

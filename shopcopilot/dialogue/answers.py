@@ -246,7 +246,16 @@ def _pair(fact: str, shown: Sequence[Product], chosen: tuple[int, ...]) -> Answe
         unpriced = [f"#{p}" for prod, p in zip(products, chosen, strict=True) if prod.price is None]
         verdict = f" {_join(unpriced)} doesn't list a price, so I can't say which is cheaper."
     text = "Side by side: " + "; ".join(lines) + "." + verdict
+    if fact != "compare" and len(priced) == len(chosen) == 2 and priced[0][0] != priced[1][0]:
+        text = _which_of_two(fact, min(priced), max(priced))  # asked which, not for a table
     return Answer(chosen, tuple(p.parent_asin for p in products), fact, text)
+
+
+def _which_of_two(fact: str, low: tuple[float, int], high: tuple[float, int]) -> str:
+    """'#2 is cheaper: $14.99, against $34.99 for #3.'"""
+    if fact == "pricier":
+        return f"#{high[1]} costs more: ${high[0]:.2f}, against ${low[0]:.2f} for #{low[1]}."
+    return f"#{low[1]} is cheaper: ${low[0]:.2f}, against ${high[0]:.2f} for #{high[1]}."
 
 
 def side(product: Product) -> str:

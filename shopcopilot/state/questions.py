@@ -106,6 +106,16 @@ def follow_up(text: str, before: Question | None) -> Question | None:
     return Question(before.fact, positions, before.values, False, text)
 
 
+def of_the_pair(question: Question, before: Question | None) -> Question:
+    """A comparison naming no products ("so which of those two is cheaper") is of the ones the
+    question before named ("what's the difference between 1 and 2")."""
+    if question.fact not in OF_A_PAIR or len(question.positions) >= 2:
+        return question
+    if before is None or len(before.positions) < 2:
+        return question
+    return Question(question.fact, before.positions, (), False, question.text)
+
+
 def _asks(text: str, words: list[str], names_a_fact: bool) -> bool:
     opening = next((w for w in words if w not in INTERJECTIONS), "")
     if text.rstrip().endswith("?") or opening in OPENERS:
@@ -125,6 +135,10 @@ def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...]) -> str | N
                 return fact
         if not names or names == ["price"]:
             return "compare" if not names else "price"
+    if not positions:  # "which of those two is cheaper?": the pair spoken of last
+        for fact in ("cheaper", "pricier"):
+            if fact in names:
+                return fact
     names = [n for n in names if n not in ("compare", "cheaper", "pricier")]
     return names[0] if names else None
 
