@@ -951,3 +951,16 @@ def test_the_word_after_something_describes_and_names_no_item(make_lexicon):
     said = "make it a hundred if that gets me something warmer"
     obs = parse_message(said, lexicon, None, False, frozenset({"jacket"}))
     assert "warmer" not in obs.category_text
+
+
+@pytest.mark.parametrize(
+    ("said", "turned_down"),
+    [
+        ("half of these look like wool coats. it has to be waterproof", "wool"),
+        ("that's a lot of beige", "beige"),
+    ],
+)
+def test_what_the_shown_products_are_said_to_be_is_turned_down(lexicon, said, turned_down):
+    obs = parse_message(said, lexicon, None, False, frozenset({"coat"}))
+    assert turned_down in {m.value for m in obs.negated}
+    assert turned_down not in {m.value for m in obs.values}
