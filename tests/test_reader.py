@@ -256,3 +256,23 @@ def test_wishes_the_rules_took_into_a_longer_item_name_stay_wishes(make_lexicon)
     reader = reader_model.shipped()
     obs = parse_message("womens ankle boots low heel", lexicon, None, True, None, reader, True)
     assert obs.category_text == "ankle boots" and "low heel" in obs.fragments
+
+
+def test_an_item_asked_for_instead_is_the_item():
+    """The reader is surer of the wallet he already has; the keychain is asked for instead."""
+    from types import SimpleNamespace
+
+    from shopcopilot.reader.doc import Span, make_doc
+    from shopcopilot.state.spans import apply_spans
+
+    text = "he got a wallet for christmas. a keychain instead, not instead of a belt"
+    doc = make_doc(text)
+    at = text.index
+    doc.spans = [
+        Span(at("wallet"), at("wallet") + 6, "item", "Wallets", 0.9, "model"),
+        Span(at("keychain"), at("keychain") + 8, "item", "Keychains", 0.4, "model"),
+    ]
+    obs = SimpleNamespace(category_text="", item_node=None, item_p=0.0, negated_words=[])
+    obs.shown_kinds = []
+    apply_spans(doc, obs)
+    assert obs.category_text == "keychain"

@@ -964,3 +964,14 @@ def test_what_the_shown_products_are_said_to_be_is_turned_down(lexicon, said, tu
     obs = parse_message(said, lexicon, None, False, frozenset({"coat"}))
     assert turned_down in {m.value for m in obs.negated}
     assert turned_down not in {m.value for m in obs.values}
+
+
+def test_of_a_compound_the_head_names_the_kind(make_lexicon):
+    """ "sundress" is a dress: its "sun" had outweighed it (sun hats)."""
+    lexicon = make_lexicon(
+        {("Clothing, Shoes & Jewelry", "Women", "Accessories", "Hats & Caps", "Sun Hats"): 5},
+        {("Clothing, Shoes & Jewelry", "Women", "Clothing", "Dresses"): 50},
+    )
+    said = lexicon.category_tokens("wristwatch sunhat")
+    assert said["sun"] <= said["hat"]
+    assert set(lexicon.category_tokens("sundress")) == {"dress"}

@@ -220,8 +220,11 @@ class Lexicon:
         for token in tokens(text):
             if token in STOPWORDS:
                 continue
-            for key in self._category_stems(token):
-                out[key] = self.category_idf[key]
+            keys = self._category_stems(token)
+            for key in keys:
+                # Of a compound the head names the kind: "sundress" is a dress, its "sun" no
+                # more than the dress (it had read as sun hats).
+                out[key] = min(self.category_idf[key], self.category_idf[keys[-1]])
         return out
 
     def _category_stems(self, token: str) -> tuple[str, ...]:
@@ -412,6 +415,7 @@ SHOPPER_WORDS: dict[str, tuple[str, ...]] = {
     "waistcoat": ("vest",),
     "nighty": ("nightgown",),
     "gown": ("dress",),
+    "sundress": ("dress",),
     "onesy": ("bodysuit",),
     "brogue": ("oxford",),
     "bralette": ("bra",),

@@ -28,13 +28,21 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
     if wanted:
         # Of several items, the one the reader is surest of: in a story ("coins all over the
         # floor ... i need a new men's wallet") the one asked for reads as a surer kind.
-        span = max(wanted, key=lambda s: s.score or 0.0)
+        # ... unless one is asked for instead ("he got a wallet. a keychain instead").
+        instead = [s for s in wanted if _said_instead(doc.text[s.end :])]
+        span = instead[-1] if instead else max(wanted, key=lambda s: s.score or 0.0)
         obs.category_text = doc.words(span)
         obs.item_node, obs.item_p = span.value, span.score
     elif item_known and obs.category_text and _read_as_other(doc, obs.category_text):
         # "ones with pockets": pockets is what the item should have; not "shorts instead".
         asked_instead = f"{obs.category_text} instead".lower() in doc.text.lower()
         obs.category_text = obs.category_text if asked_instead else ""
+
+
+def _said_instead(after: str) -> bool:
+    """Does "instead" follow the item ("a keychain instead"), not "instead of" (a refusal)?"""
+    words = after.lower().replace(",", " ").split()
+    return words[:1] == ["instead"] and words[1:2] != ["of"]
 
 
 def _head_refused(doc: Doc, span: Span, refused: set[str]) -> bool:
