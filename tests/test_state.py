@@ -975,3 +975,9 @@ def test_of_a_compound_the_head_names_the_kind(make_lexicon):
     said = lexicon.category_tokens("wristwatch sunhat")
     assert said["sun"] <= said["hat"]
     assert set(lexicon.category_tokens("sundress")) == {"dress"}
+
+
+def test_a_slip_nearer_a_common_word_than_a_catalog_word_is_that_word(lexicon):
+    """ "slipery" had become "slippers" (an item) rather than "slippery"."""
+    assert lexicon.fix_spelling("the rocks are slipery") == "the rocks are slippery"
+    assert lexicon.fix_spelling("realy warm") == "really warm"

@@ -68,7 +68,12 @@ class SpellFixer:
         if not is_english(word):
             if zipf_frequency(word, "en") >= CHAT_WORD or not _VOWEL.search(word):
                 return ""  # "haha", "tbh", "wknd": how people write, not a typo
-            return self._closest(word, 1 if len(word) < LONG_WORD else 2)
+            closest = self._closest(word, 1 if len(word) < LONG_WORD else 2)
+            # "slipery" is slippery, one slip away, before the catalog's "slippers", two.
+            plain = _plain_word_near(word)
+            if plain and (not closest or OSA.distance(word, closest) > 1):
+                return plain
+            return closest
         if any(root in self._known for root in _roots_of_an_adjective(word)):
             return ""  # "lacy" is made from lace, not a slip for "lady"
         # A dictionary word is one slip from a far more common one, or it was meant.
@@ -112,6 +117,22 @@ def _roots_of_an_adjective(word: str) -> tuple[str, ...]:
     if len(word) < 4 or not word.endswith("y"):
         return ()
     return (word[:-1], word[:-1] + "e", word[:-2])
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _plain_word_near(word: str) -> str:
+    """The common English word one slip from `word` that starts as it does ('' if none): a
+    letter dropped, doubled, swapped or mistyped."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    near = {a + c + b for a, b in splits for c in _LETTERS}  # one letter dropped
+    near |= {a + b[1:] for a, b in splits if b}  # one too many
+    near |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}  # one mistyped
+    near |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}  # two swapped
+    found = [w for w in near if w[:2] == word[:2] and w in _dictionary()]
+    common = [w for w in found if zipf_frequency(w, "en") >= CHAT_WORD]
+    return max(common, key=lambda w: zipf_frequency(w, "en"), default="")
 
 
 def _far_more_common(common: str, rare: str, by: float = 0.0) -> bool:
