@@ -276,3 +276,24 @@ def test_an_item_asked_for_instead_is_the_item():
     obs.shown_kinds = []
     apply_spans(doc, obs)
     assert obs.category_text == "keychain"
+
+
+def test_an_unsure_item_elsewhere_gives_way_to_the_rules_item():
+    from types import SimpleNamespace
+
+    from shopcopilot.reader.doc import Span, make_doc
+    from shopcopilot.state.spans import apply_spans
+
+    text = "she had a little girl! I want to send a cute dress"
+    doc = make_doc(text)
+    at = text.index("girl")
+    doc.spans = [Span(at, at + 4, "item", "Girls", 0.03, "model")]
+
+    def read(rules: str) -> str:
+        obs = SimpleNamespace(category_text=rules, item_node=None, item_p=0.0, negated_words=[])
+        obs.shown_kinds = []
+        apply_spans(doc, obs)
+        return obs.category_text
+
+    assert read("cute dress") == "cute dress"
+    assert read("") == "girl"  # with nothing else read, the reader's item stands

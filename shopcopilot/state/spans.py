@@ -25,6 +25,9 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
         and not any(a < s.end and s.start < b for a, b in obs.shown_kinds)
         and not _head_refused(doc, s, refused)
     ]
+    rules = obs.category_text.lower()
+    if rules and all(_unsure(s) and doc.words(s).lower() not in rules for s in wanted):
+        wanted = []  # "a little girl! I want to send a cute dress": the rules' dress stands
     if wanted:
         # Of several items, the one the reader is surest of: in a story ("coins all over the
         # floor ... i need a new men's wallet") the one asked for reads as a surer kind.
@@ -37,6 +40,13 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
         # "ones with pockets": pockets is what the item should have; not "shorts instead".
         asked_instead = f"{obs.category_text} instead".lower() in doc.text.lower()
         obs.category_text = obs.category_text if asked_instead else ""
+
+
+UNSURE = 0.1  # an item the reader is this unsure of gives way to another the rules read
+
+
+def _unsure(span: Span) -> bool:
+    return (span.score or 0.0) < UNSURE
 
 
 def _said_instead(after: str) -> bool:
