@@ -981,3 +981,9 @@ def test_a_slip_nearer_a_common_word_than_a_catalog_word_is_that_word(lexicon):
     """ "slipery" had become "slippers" (an item) rather than "slippery"."""
     assert lexicon.fix_spelling("the rocks are slipery") == "the rocks are slippery"
     assert lexicon.fix_spelling("realy warm") == "really warm"
+
+
+@pytest.mark.parametrize("said", ["wellies, nothing fancy", "not totally sure what kind"])
+def test_modesty_and_doubt_turn_nothing_down(lexicon, said):
+    obs = parse_message(said, lexicon, None, True)
+    assert not obs.negated_words and not obs.negated
