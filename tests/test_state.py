@@ -987,3 +987,9 @@ def test_a_slip_nearer_a_common_word_than_a_catalog_word_is_that_word(lexicon):
 def test_modesty_and_doubt_turn_nothing_down(lexicon, said):
     obs = parse_message(said, lexicon, None, True)
     assert not obs.negated_words and not obs.negated
+
+
+def test_no_then_a_correction_asks_for_what_follows(lexicon):
+    obs = parse_message("a gold chain, no actually silver, sorry", lexicon, None, True)
+    assert [m.value for m in obs.values if m.facet == "color"] == ["silver"]
+    assert not obs.negated

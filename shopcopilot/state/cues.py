@@ -75,6 +75,7 @@ WORD_LISTS = (
     "item_leads",
     "brings_in",
     "correcting",
+    "no_then_a_correction",
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")

@@ -481,8 +481,12 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         if (too := _TOO.search(before)) and not _right_after_a_negator(before, too.start()):
             continue  # "way too tall", "too formal": a complaint, never a wish ("not too long")
         negator = _NEGATORS.search(before)
+        corrected = negator is not None and _a_correction(before[negator.end(1) :])
+        if corrected:  # the value said before it is taken back
+            obs.values = [v for v in obs.values if v.facet != mention.facet]
         negated = _ALL_BUT.search(before) or (
             negator
+            and not corrected
             and not _BREAK.search(before, negator.end(1))
             and not _named_after(
                 mentions, mention, text, mention.start - len(before) + negator.end(1)
@@ -512,6 +516,15 @@ def _grown_self(mention: Mention, text: str) -> Mention:
     if grown and _I_AM.search(text, 0, mention.start):
         return mention._replace(value=grown)
     return mention
+
+
+def _a_correction(after_no: str) -> bool:
+    """ "a gold chain, no actually silver": the no takes back what came before, silver is asked."""
+    words = after_no.replace(",", " ").split()
+    return bool(words) and words[0].lower() in _NO_THEN_A_CORRECTION
+
+
+_NO_THEN_A_CORRECTION = CONVERSATION.words["no_then_a_correction"]
 
 
 def _right_after_a_negator(text: str, at: int) -> bool:
