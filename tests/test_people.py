@@ -438,3 +438,17 @@ def test_which_of_those_two_is_cheaper_asks_of_the_pair_compared(person):
     assert last.response["message"].startswith(f"#{cheaper} is cheaper: ")
     held = [r["facet"] for r in last.response["requirements"]]
     assert "budget" not in held  # a question, not "show me cheaper ones"
+
+
+def test_a_grown_ups_guessed_department_is_never_a_childs(person_on, catalog_record):
+    girls = [TOP, "Girls", "Clothing", "Sleepwear & Robes", "Robes"]
+    men = [TOP, "Men", "Clothing", "Sleep & Lounge", "Robes"]
+    records = [
+        catalog_record(f"GR{n}", f"Fleece Bathrobe {n}", categories=girls, price=20.0)
+        for n in range(6)
+    ] + [
+        catalog_record(f"MR{n}", f"Plush Robe {n}", categories=men, price=25.0 + n)
+        for n in range(3)
+    ]
+    [result] = _turns(person_on(records), "a fleece bathrobe for my husband")
+    assert _ids(result) and all(a.startswith("MR") for a in _ids(result))

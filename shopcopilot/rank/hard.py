@@ -311,11 +311,13 @@ OTHER_HALF = {"men": "women", "women": "men"}
 
 
 def _not_other_half(value: str) -> Requirement:
+    """A grown-up's guessed department: never the other half's, nor a child's (a girls'
+    bathrobe for a husband)."""
     other = OTHER_HALF[value]
     return Requirement(
         f"for {value}",
         f"for {other}",
-        lambda batch: batch.code_is("department", (other,)),
+        lambda batch: batch.code_is("department", (other, *YOUNG)),
         facet="department",
     )
 
