@@ -7,6 +7,7 @@ then every evidence term is computed for all candidates at once, as columns.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -519,10 +520,12 @@ def _explain(
 
 
 def _once(parts: list[str]) -> list[str]:
-    """Each part once, and none said within an earlier one ("hiking" of "Hiking Boots")."""
+    """Each part once, and none said within an earlier one ("hiking" of "Hiking Boots",
+    "short sleeve" of 'says "short sleeves"')."""
     out: list[str] = []
     for part in parts:
-        if part and not any(part.lower() in said.lower().split() + [said] for said in out):
+        within = re.compile(rf"\b{re.escape(part.lower())}")
+        if part and not any(within.search(said.lower()) for said in out):
             out.append(part)
     return out
 
