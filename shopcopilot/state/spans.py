@@ -25,8 +25,8 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
         and not any(a < s.end and s.start < b for a, b in obs.shown_kinds)
         and not _head_refused(doc, s, refused)
     ]
-    rules = obs.category_text.lower()
-    if rules and all(_unsure(s) and doc.words(s).lower() not in rules for s in wanted):
+    rules = set(obs.category_text.lower().split())
+    if rules and all(_unsure(s) and not rules & set(doc.words(s).lower().split()) for s in wanted):
         wanted = []  # "a little girl! I want to send a cute dress": the rules' dress stands
     if wanted:
         # Of several items, the one the reader is surest of: in a story ("coins all over the
