@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -79,6 +79,9 @@ class AgentSettings:
 # then weighs this much beside a category match (`RankWeights.kind`).
 KIND_SURE = 0.8
 KIND_BONUS = 3.0
+# ... and this many times as much when words beside the category words decided the node: then
+# it outweighs a full category match of another kind ("nose stud" against "stud earrings").
+DECISIVE = 2.5
 # How far a child's product falls behind a grown-up's when nobody was said to be a child: less
 # than a word of the item's name weighs (`RankWeights.category` 6.0), so a product of the kind
 # asked for still comes before one of another kind.
@@ -455,13 +458,18 @@ class Agent:
                     self.features,
                     rows,
                     candidates.scores,
-                    self.settings.ranking,
+                    weights,
                     exclude=exclude,
                     limit=keep,
                     explain_top=EXPLAINED if tracer.detailed else 0,
                     semantic=semantic,
-                    kind=self._kind(state),
+                    kind=kind,
                 )
+
+            kind, decisive = self._kind(state)
+            weights = self.settings.ranking
+            if decisive:
+                weights = replace(weights, kind=weights.kind * DECISIVE)
 
             ranked = ranked_without(seen)
             if not len(ranked) and priced_out:
@@ -485,18 +493,34 @@ class Agent:
         held = (wanted[-1].value, wanted[-1].data.get("also") or wanted[-1].value)
         return tuple(sorted({d for value in held for d in accepted_departments(value)}))
 
-    def _kind(self, state: ShoppingState) -> frozenset[str]:
-        """The leaves of the node the categoriser surely read in the item said last."""
+    def _kind(self, state: ShoppingState) -> tuple[frozenset[str], bool]:
+        """The leaves of the node the categoriser surely read in the item said last, and whether
+        words of the item's name that no category uses decided it ("nose stud": the piercing
+        studs, where "stud" alone reads earrings)."""
         categoriser = self.lexicon.categoriser
         if not self.settings.ranking.kind or categoriser is None:
-            return frozenset()
+            return frozenset(), False
         items = [c for c in state.active() if c.attribute == Attribute.CATEGORY]
         item = max(items, key=lambda c: c.source_turn, default=None)
         if item is None or not item.data.get("node") or item.data.get("node_p", 0) < KIND_SURE:
-            return frozenset()
-        if set(item.data.get("words", ())) <= WHO_WORDS:
-            return frozenset()  # "something for women" names who, not what
-        return categoriser.leaves_under(item.data["node"])
+            return frozenset(), False
+        words = item.data.get("words", {})
+        if set(words) <= WHO_WORDS:
+            return frozenset(), False  # "something for women" names who, not what
+        leaves = categoriser.leaves_under(item.data["node"])
+        return leaves, self._decided_by_other_words(item.value, words, leaves)
+
+    def _decided_by_other_words(self, name: str, words, leaves: frozenset[str]) -> bool:
+        """Do words of `name` beside its category `words` move the categoriser off what those
+        words alone read?"""
+        others = [t for t in tokens(name) if t not in STOPWORDS and stem(t) not in words]
+        if not others or not words:
+            return False
+        alone = self.lexicon.read_item(" ".join(words))
+        categoriser = self.lexicon.categoriser
+        if alone is None or alone.node is None or alone.node_p < KIND_SURE or not categoriser:
+            return False
+        return not categoriser.leaves_under(alone.node) & leaves
 
     def _decide(self, tracer: Tracer, state: ShoppingState, ranked, turn: int, top_k: int):
         with tracer.stage("dialogue") as event:

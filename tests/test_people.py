@@ -452,3 +452,25 @@ def test_a_grown_ups_guessed_department_is_never_a_childs(person_on, catalog_rec
     ]
     [result] = _turns(person_on(records), "a fleece bathrobe for my husband")
     assert _ids(result) and all(a.startswith("MR") for a in _ids(result))
+
+
+def test_a_word_no_category_uses_can_decide_the_kind(person_on, catalog_record):
+    """ "stud" names the earrings' leaf; "nose" is in no category name, yet the piercing studs
+    it reads are what "nose stud" asks for."""
+    jewelry = [TOP, "Women", "Jewelry"]
+    records = [
+        catalog_record(
+            f"ER{n}", f"Women's Gold Stud Earrings {n}", categories=[*jewelry, "Earrings", "Stud"]
+        )
+        for n in range(12)
+    ] + [
+        catalog_record(
+            f"NS{n}", f"Silver Nose Stud Screw {n}", categories=[*jewelry, "Body Jewelry", "Screws"]
+        )
+        for n in range(6)
+    ]
+    agent = person_on(records)
+    [nose] = _turns(agent, "nose stud")
+    assert _ids(nose)[:4] and all(a.startswith("NS") for a in _ids(nose)[:4])
+    [ears] = _turns(agent, "stud earrings", session="e")
+    assert all(a.startswith("ER") for a in _ids(ears)[:4])

@@ -297,3 +297,25 @@ def test_an_unsure_item_elsewhere_gives_way_to_the_rules_item():
 
     assert read("cute dress") == "cute dress"
     assert read("") == "girl"  # with nothing else read, the reader's item stands
+
+
+def test_an_unsure_item_stands_against_rules_words_that_name_no_kind():
+    from types import SimpleNamespace
+
+    from shopcopilot.reader.doc import Span, make_doc
+    from shopcopilot.state.spans import apply_spans
+
+    text = "he made the all-star team and his old cleats are falling apart"
+    doc = make_doc(text)
+    at = text.index("cleats")
+    doc.spans = [Span(at, at + 6, "item", "Baseball & Softball", 0.04, "model")]
+    kinds = {"dress", "shoes"}.__contains__
+
+    def read(rules: str) -> str:
+        obs = SimpleNamespace(category_text=rules, item_node=None, item_p=0.0, negated_words=[])
+        obs.shown_kinds = []
+        apply_spans(doc, obs, names_a_kind=kinds)
+        return obs.category_text
+
+    assert read("team") == "cleats"
+    assert read("shoes") == "shoes"

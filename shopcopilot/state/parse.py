@@ -174,7 +174,7 @@ def parse_message(
         asked = {"category": "item"}.get(last_question or "", last_question)
         obs.doc = reader.read(text, {"asked": asked, "shown": shown})
         rules_item = obs.category_text
-        apply_spans(obs.doc, obs, item_known=bool(current_item))
+        apply_spans(obs.doc, obs, bool(current_item), lexicon.is_head_noun)
         if people:
             obs.fragments += _around_a_narrower_item(rules_item, obs, lexicon)
     obs.category_text = _with_alternative(obs.category_text, text, lexicon)

@@ -10,13 +10,15 @@ dev exact-state 0.367 -> 0.397, features F1 0.171 -> 0.233."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..index.text import stem
 from ..reader.doc import Doc, Span
 
 
-def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
+def apply_spans(
+    doc: Doc, obs, item_known: bool = False, names_a_kind: Callable[[str], bool] | None = None
+) -> None:
     refused = {stem(w) for phrase in obs.negated_words for w in phrase.lower().split()}
     wanted = [
         s
@@ -26,6 +28,10 @@ def apply_spans(doc: Doc, obs, item_known: bool = False) -> None:
         and not _head_refused(doc, s, refused)
     ]
     rules = set(obs.category_text.lower().split())
+    # ... only when the rules' item names a kind: not "team" of "made the all-star team ...
+    # his old cleats are falling apart", where the reader's cleats stand, however unsure.
+    if names_a_kind is not None and not any(names_a_kind(w) for w in rules):
+        rules = set()
     if rules and all(_unsure(s) and not rules & set(doc.words(s).lower().split()) for s in wanted):
         wanted = []  # "a little girl! I want to send a cute dress": the rules' dress stands
     if wanted:
