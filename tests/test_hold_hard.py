@@ -255,7 +255,7 @@ def test_a_childs_department_holds_when_it_has_the_kind_under_other_leaves(
     family, say, monkeypatch
 ):
     # As a catalog's categoriser reads "swimsuit" at scale: the grown-ups' leaf, sure of it.
-    monkeypatch.setattr(family, "_kind", lambda state: frozenset({"One-Pieces"}))
+    monkeypatch.setattr(family, "_kind", lambda state: (frozenset({"One-Pieces"}), False))
     response = say(family, "a swimsuit for my 18 month old daughter")
     assert set(_ids(response)) == {"BS0", "BS1", "BS2"}  # never a woman's one-piece
     assert "relaxed" not in response["message"]

@@ -474,3 +474,22 @@ def test_a_word_no_category_uses_can_decide_the_kind(person_on, catalog_record):
     assert _ids(nose)[:4] and all(a.startswith("NS") for a in _ids(nose)[:4])
     [ears] = _turns(agent, "stud earrings", session="e")
     assert all(a.startswith("ER") for a in _ids(ears)[:4])
+
+
+def test_a_shade_is_listed_as_said_and_shown_first(person_on, catalog_record):
+    """ "navy" is searched as blue, but the chip and the reply say navy, and navy blue comes
+    before sky blue."""
+    dresses = [TOP, "Women", "Clothing", "Dresses"]
+    records = [
+        catalog_record(f"SB{n}", f"Women's Swing Dress {n}, Sky Blue", categories=dresses)
+        for n in range(6)
+    ] + [
+        catalog_record(f"NB{n}", f"Women's Wrap Dress {n}, Navy Blue", categories=dresses)
+        for n in range(2)
+    ]
+    agent = person_on(records)
+    [result] = _turns(agent, "a navy dress")
+    colours = [r for r in result.response["requirements"] if r["facet"] == "color"]
+    assert [(r["value"], r["label"]) for r in colours] == [("blue", "navy")]
+    assert "in navy" in result.response["message"]
+    assert {a[:2] for a in _ids(result)[:2]} == {"NB"}

@@ -343,7 +343,12 @@ def _held(check: Check, seen: TurnSeen) -> list[dict[str, Any]]:
     if facet == "budget":
         return [r for r in held if _same_money(r.get("high"), wanted_value)]
     value = str(wanted_value).lower()
-    return [r for r in held if mentions(str(r.get("value", "")), [value]) or _within(r, value)]
+    return [r for r in held if _says(r, value) or _within(r, value)]
+
+
+def _says(requirement: Mapping[str, Any], value: str) -> bool:
+    """Does the value held, or the chip a person reads ("navy", held as blue), say `value`?"""
+    return any(mentions(str(requirement.get(k, "")), [value]) for k in ("value", "label"))
 
 
 def _within(requirement: Mapping[str, Any], value: str) -> bool:

@@ -107,7 +107,7 @@ def unrelaxed(requirements: Sequence[Requirement], relaxed: Sequence[str]) -> li
     """The requirements the list meets: not those relaxed this turn ("for baby", "in blue"),
     which the reply names as relaxed instead of as held."""
     gone = set(relaxed)
-    return [r for r in requirements if not {_phrase(r), f"in {r.value}"} & gone]
+    return [r for r in requirements if not {_phrase(r), f"in {r.value}", f"in {r.label}"} & gone]
 
 
 def _held(requirements: Sequence[Requirement], item: str) -> str:
@@ -116,7 +116,7 @@ def _held(requirements: Sequence[Requirement], item: str) -> str:
         key=lambda r: HOLDS_FIRST.index(r.facet) if r.facet in HOLDS_FIRST else len(HOLDS_FIRST),
     )
     said = [r for r in ranked if r.value.lower() not in item.lower()]  # "black" of "black boots"
-    labels = [f"in {r.value}" if r.facet == "color" and not r.negated else _phrase(r) for r in said]
+    labels = [f"in {r.label}" if r.facet == "color" and not r.negated else _phrase(r) for r in said]
     return _join(labels[:HELD_SHOWN])
 
 

@@ -14,7 +14,7 @@ no colours may well be red), except an unknown price: a budget is met by a price
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -43,6 +43,7 @@ class Requirement:
     young: bool = False  # a child's department: nothing of a grown-up's fits, whatever its kind
     values: tuple[str, ...] = ()  # a value requirement's values, any of which will do
     kind_too: bool = False  # the wanted kind is read from the candidates meeting it
+    shade: Callable[[Batch], np.ndarray] | None = None  # ...does it name the shade said?
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +67,11 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
         # "For my dad": men's, a guess (unisex will do), but never women's.
         out += [_not_other_half(c.value) for c in guessed[-1:] if c.value in OTHER_HALF]
     for facet in FACETS:
-        wanted = [v for c in values if c.data.get("facet") == facet for v in _held_values(c)]
+        held = [c for c in values if c.data.get("facet") == facet]
+        wanted = [v for c in held for v in _held_values(c)]
         if wanted:
-            out.append(_values(facet, tuple(dict.fromkeys(wanted)), _grown_up(state)))
+            requirement = _values(facet, tuple(dict.fromkeys(wanted)), _grown_up(state))
+            out.append(_with_shades(requirement, held) if facet == "color" else requirement)
     styles = {c.value for c in values if c.data.get("facet") == "style"}
     for group in EXCLUSIVE:
         if wanted_styles := tuple(v for v in group if v in styles):
@@ -137,8 +140,8 @@ def hold(
     matches = category[pool]
     # A weak match never defines the kind, however few the candidates.
     floor = max(np.sort(matches)[::-1][:KIND_FROM][-1], matches.max() * WEAK)
-    leaves = batch.code("leaf")
-    item[eligible[np.isin(leaves[eligible], leaves[pool[matches >= floor]])]] = True
+    kinds = _kinds(batch)
+    item[eligible[np.isin(kinds[eligible], kinds[pool[matches >= floor]])]] = True
     keep = np.ones(len(batch), dtype=bool)
     tier = np.zeros(len(batch), dtype=np.int64)
     relaxed = []
@@ -148,6 +151,8 @@ def hold(
             keep &= meets
             if requirement.said is not None:
                 tier += requirement.said(batch) & item
+            if requirement.shade is not None:
+                tier += requirement.shade(batch) & item
         else:
             relaxed.append(requirement)
     # The wanted kind before any other: a named item is never pushed down by a product of
@@ -155,6 +160,13 @@ def hold(
     # lasts": suspenders still, not wedding rings).
     tier += item * KIND_FIRST
     return Held(eligible[keep[eligible]], tuple(relaxed), tier)
+
+
+def _kinds(batch: Batch) -> np.ndarray:
+    """Per candidate, its leaf within its department: a leaf's name alone is no kind (the
+    women's "Casual" dresses and the men's "Casual" pants)."""
+    departments = batch.code("department").astype(np.int64) + 1
+    return batch.code("leaf").astype(np.int64) * (int(departments.max(initial=0)) + 1) + departments
 
 
 def _of_the_department(
@@ -267,6 +279,32 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
         young,
         wanted,
     )
+
+
+SHADE_WORDS = 2  # "navy", "rose gold": a shade is a word or two
+
+
+def _with_shades(requirement: Requirement, colours: list[Constraint]) -> Requirement:
+    """The colour requirement, with the shades said in other words than the colour searched
+    ("navy", searched as blue): products naming the shade come before those naming only the
+    colour, so "navy" shows navy blue before sky blue."""
+    shades = []
+    for colour in colours:
+        own = set(value_words(colour.value))
+        words = tuple(stem(w) for w in colour.text.lower().split() if stem(w) not in own)
+        if words and len(colour.text.split()) <= SHADE_WORDS:
+            shades.append(words)
+    if not shades:
+        return requirement
+
+    def shade(batch: Batch) -> np.ndarray:
+        out = np.zeros(len(batch), dtype=bool)
+        for words in shades:
+            out |= _says(batch, words)
+        return out
+
+    stems = tuple(dict.fromkeys([*requirement.stems, *(w for s in shades for w in s)]))
+    return replace(requirement, stems=stems, shade=shade)
 
 
 def _titled_any(batch: Batch, words: tuple[str, ...]) -> np.ndarray:

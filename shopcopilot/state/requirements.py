@@ -139,7 +139,15 @@ def _from_constraint(constraint: Constraint) -> Requirement:
         target = constraint.data.get("target")
         return Requirement(facet, value, _budget_label(low, high, target), False, turn, low, high)
     label = f"size {value}" if facet == "size" else value
+    if facet == "color" and _shade_said(constraint.text, value):
+        label = constraint.text.lower()  # "navy", "nude", "rose gold": searched as blue, beige, gold
     return Requirement(facet, value, label, False, turn)
+
+
+def _shade_said(text: str, value: str) -> bool:
+    """Did the shopper name the colour by a shade of a word or two, spelled right?"""
+    said = tokens(text)
+    return 0 < len(said) <= 2 and text.lower() != value.lower() and all(map(_spelled, said))
 
 
 def _budget_label(low: float | None, high: float | None, target: float | None) -> str:
