@@ -481,10 +481,12 @@ def test_a_shade_is_listed_as_said_and_shown_first(person_on, catalog_record):
     before sky blue."""
     dresses = [TOP, "Women", "Clothing", "Dresses"]
     records = [
-        catalog_record(f"SB{n}", f"Women's Swing Dress {n}, Sky Blue", categories=dresses)
+        catalog_record(f"SB{n}", f"Women's Swing Dress Dress {n}, Blue", categories=dresses)
         for n in range(6)
     ] + [
-        catalog_record(f"NB{n}", f"Women's Wrap Dress {n}, Navy Blue", categories=dresses)
+        catalog_record(
+            f"NB{n}", f"Women's Wrap {n}", categories=dresses, details={"Color": "Navy Blue"}
+        )
         for n in range(2)
     ]
     agent = person_on(records)

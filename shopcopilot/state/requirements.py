@@ -140,7 +140,7 @@ def _from_constraint(constraint: Constraint) -> Requirement:
         return Requirement(facet, value, _budget_label(low, high, target), False, turn, low, high)
     label = f"size {value}" if facet == "size" else value
     if facet == "color" and _shade_said(constraint.text, value):
-        label = constraint.text.lower()  # "navy", "nude", "rose gold": searched as blue, beige, gold
+        label = constraint.text.lower()  # "navy" (searched as blue), "nude", "rose gold"
     return Requirement(facet, value, label, False, turn)
 
 
