@@ -894,6 +894,18 @@ def test_more_ways_to_refuse_a_value(lexicon, said, refused, kept):
     assert {m.text for m in obs.values} >= kept
 
 
+def test_each_negator_governs_its_own_words(lexicon):
+    obs = parse_message("no denim and nothing with a hood please", lexicon, None, True)
+    assert {m.text for m in obs.negated} == {"denim"}
+    assert obs.negated_words == ["hood"]  # it had gone with the denim's words
+
+
+@pytest.mark.parametrize("said", ["these are not wedding appropriate", "not wedding-ready"])
+def test_a_value_the_shown_do_not_suit_is_still_wanted(lexicon, said):
+    obs = parse_message(said, lexicon, None, False)
+    assert [m.value for m in obs.values] == ["wedding"] and not obs.negated
+
+
 def test_free_shipping_refuses_nothing(lexicon):
     assert parse_message("red dress free shipping", lexicon, None, True).negated_words == []
 

@@ -76,6 +76,7 @@ WORD_LISTS = (
     "brings_in",
     "correcting",
     "no_then_a_correction",
+    "suited_after",
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")

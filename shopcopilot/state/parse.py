@@ -9,6 +9,7 @@ meaning in other words lands in the same place.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from text_to_num import alpha2digit
@@ -481,6 +482,9 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         if (too := _TOO.search(before)) and not _right_after_a_negator(before, too.start()):
             continue  # "way too tall", "too formal": a complaint, never a wish ("not too long")
         negator = _NEGATORS.search(before)
+        if negator is not None and _suited_after(text, mention.end):
+            obs.values.append(mention)  # "not wedding appropriate": the wedding still is
+            continue
         corrected = negator is not None and _a_correction(before[negator.end(1) :])
         if corrected:  # the value said before it is taken back
             obs.values = [v for v in obs.values if v.facet != mention.facet]
@@ -525,6 +529,16 @@ def _a_correction(after_no: str) -> bool:
 
 
 _NO_THEN_A_CORRECTION = CONVERSATION.words["no_then_a_correction"]
+
+
+def _suited_after(text: str, end: int) -> bool:
+    """Does the value's negation say what was shown does not suit it ("not wedding
+    appropriate", "not waterproof enough"), so the value is still wanted?"""
+    words = text[end:].replace("-", " ").split()
+    return bool(words) and words[0].lower().strip(".,!?;:") in _SUITED_AFTER
+
+
+_SUITED_AFTER = CONVERSATION.words["suited_after"]
 
 
 def _right_after_a_negator(text: str, at: int) -> bool:
@@ -622,9 +636,11 @@ def _negated_free_words(
             continue
         said = [
             part
-            for m in _NEGATED_WORD.finditer(clause)
-            for part in _LISTED.split(_up_to_a_link(m.group(1)) + _list_going_on(clause, m.end()))
-            if part and not lexicon.mentions(m.group(1))  # "no hook and loop": one value
+            for governed, going_on in _negated_phrases(clause)
+            for part in _LISTED.split(_up_to_a_link(governed) + going_on)
+            if part
+            and not lexicon.mentions(governed)  # "no hook and loop": one value
+            and not _SUITED_AFTER & set(governed.lower().split())  # "not warm enough"
         ]
         said += [text[a:b] for a, b in shown_kinds if begin <= a < begin + len(clause)]
         for phrase in said + [m.group(1) for m in _FREE_OF.finditer(clause)]:
@@ -635,6 +651,20 @@ def _negated_free_words(
                 continue  # a colour, material... : read as a negated value instead
             words.append(word)
     return words
+
+
+def _negated_phrases(clause: str) -> Iterator[tuple[str, str]]:
+    """Each negator's words, up to the next negator ("no denim and no hood": denim, hood), with
+    the list going on after the last ("nothing with hearts or butterflies")."""
+    at = 0
+    while (m := _NEGATED_WORD.search(clause, at)) is not None:
+        inner = _NEGATED_WORD.search(clause, m.start(1))
+        if inner is not None and inner.start() < m.end(1):
+            yield clause[m.start(1) : inner.start()], ""
+            at = inner.start()
+        else:
+            yield m.group(1), _list_going_on(clause, m.end())
+            at = m.end()
 
 
 def _up_to_a_link(phrase: str) -> str:
