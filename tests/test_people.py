@@ -207,7 +207,14 @@ def test_a_yes_no_question_asks_about_its_values_not_its_verb(message, values):
 
 
 @pytest.mark.parametrize(
-    "message", ["I need running shoes, is that ok?", "do you have any red dresses?", "red please"]
+    "message",
+    [
+        "I need running shoes, is that ok?",
+        "do you have any red dresses?",
+        "red please",
+        "cheaper options?",  # asks for cheaper products, compares none
+        "something cheaper?",
+    ],
 )
 def test_requests_are_not_read_as_questions_about_shown_products(message):
     assert read_question(message) is None

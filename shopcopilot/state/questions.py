@@ -69,7 +69,7 @@ def read_question(text: str) -> Question | None:
     about_one = bool(positions) and bool({f for _, f in facts} & set(OF_ONE))
     if not _asks(text, words, bool(facts) and (about_one or len(words) <= 2)):
         return None  # "just get me the cheapest" picks; "which is the cheapest?" asks
-    fact = _chosen(sorted(facts), positions)
+    fact = _chosen(sorted(facts), positions, bool(_find(words, WHICH)))
     # "is it machine washable?": a pronoun points only in a short question that opens as one.
     pronoun = not positions and words[0] in OPENERS and len(words) <= 8
     pronoun = pronoun and bool(_find(words, PRONOUNS))
@@ -123,8 +123,10 @@ def _asks(text: str, words: list[str], names_a_fact: bool) -> bool:
     return names_a_fact and (len(words) <= SHORT or any(w in ASKING for w in words))
 
 
-def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...]) -> str | None:
-    """The fact asked: a comparison wins over a plain 'price' when two products are named."""
+def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...], which: bool) -> str | None:
+    """The fact asked: a comparison wins over a plain 'price' when two products are named;
+    naming none, only a "which" asks one ("which of those two is cheaper?"), never "cheaper
+    options?", which asks for cheaper products."""
     names = [fact for _, fact in facts]
     for fact in ("cheapest", "priciest", "best_rated"):
         if fact in names:
@@ -135,12 +137,15 @@ def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...]) -> str | N
                 return fact
         if not names or names == ["price"]:
             return "compare" if not names else "price"
-    if not positions:  # "which of those two is cheaper?": the pair spoken of last
+    if not positions and which:  # "which of those two is cheaper?": the pair spoken of last
         for fact in ("cheaper", "pricier"):
             if fact in names:
                 return fact
     names = [n for n in names if n not in ("compare", "cheaper", "pricier")]
     return names[0] if names else None
+
+
+WHICH = [("which",), ("whichever",)]
 
 
 def _positions(talk, words: list[str]) -> tuple[int, ...]:
