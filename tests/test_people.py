@@ -135,6 +135,12 @@ def test_the_reply_says_what_changed_and_what_holds(person):
     assert len({r.split(".")[0] for r in replies}) == len(replies)  # no sentence said twice
 
 
+def test_the_first_item_named_is_no_item_still_looked_at(person):
+    _, second = _turns(person, "a gift for my mom, she loves gardening", "maybe a dress?")
+    message = second.response["message"]
+    assert "dress" in message and "still" not in message.lower()
+
+
 def test_negation_keeps_its_own_phrase(person):
     [last] = _turns(person, "a blue dress, not a shirt")
     held = {(r["facet"], r["value"], r["negated"]) for r in last.response["requirements"]}

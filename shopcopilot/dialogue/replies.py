@@ -82,7 +82,8 @@ def change_lead(
     held = _held(kept if not new_item else now, item)
     if new_item:
         lead = say("new_item", turn, item=item, count=count, held=_with(held))
-    elif not before:
+    elif not before or _first_item(added, before):
+        # ... or the first item named ("a gift for my mom", then "maybe a sun hat?").
         lead = say("first", turn, item=item, count=count, held=_with(_held(now, item)))
     elif shown_added:
         changed = _changes(shown_added)
@@ -93,6 +94,10 @@ def change_lead(
     if left_out:
         lead += " " + say("no_longer", turn, dropped=_join(list(left_out)))
     return lead
+
+
+def _first_item(added: Sequence[Requirement], before: Sequence[Requirement]) -> bool:
+    return any(r.facet == "item" for r in added) and not any(r.facet == "item" for r in before)
 
 
 def taken_back(before: Sequence[Requirement], now: Sequence[Requirement]) -> list[Requirement]:
