@@ -508,3 +508,18 @@ def test_a_shade_is_listed_as_said_and_shown_first(person_on, catalog_record):
     assert [(r["value"], r["label"]) for r in colours] == [("blue", "navy")]
     assert "in navy" in result.response["message"]
     assert {a[:2] for a in _ids(result)[:2]} == {"NB"}
+
+
+def test_a_use_only_grown_ups_have_shows_no_childs_first(person_on, catalog_record):
+    kids = [TOP, "Girls", "Shoes", "Sneakers"]
+    grown = [TOP, "Women", "Shoes", "Fashion Sneakers"]
+    records = [
+        catalog_record(f"GS{n}", f"Soft Sneakers {n}", categories=kids, average_rating=4.9)
+        for n in range(10)
+    ] + [
+        catalog_record(f"WS{n}", f"Lace Up Fashion Sneakers Shoes {n}", categories=grown)
+        for n in range(3)
+    ]
+    agent = person_on(records)
+    [result] = _turns(agent, "sneakers for a nurse")
+    assert _ids(result)[:3] and all(a.startswith("WS") for a in _ids(result)[:3])

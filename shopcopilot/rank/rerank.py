@@ -259,7 +259,7 @@ def rerank(
         )
     young = np.zeros(len(rows))
     if weights.unasked_young and _nobody_said(state):
-        young = _young(batch, columns.parts["category"])
+        young = _young(batch, columns.parts["category"], _for_grown_ups(state))
         columns.parts["category"] = columns.parts["category"] - weights.unasked_young * young
     eligible = np.arange(len(rows))
     if exclude:
@@ -340,11 +340,19 @@ YOUNG_DEPARTMENTS = ("baby", "girls", "boys", "kids")
 MOSTLY_YOUNG = 0.5
 
 
-def _young(batch: Batch, category: np.ndarray) -> np.ndarray:
+# Uses only grown-ups have: "sneakers for a nurse" are no child's, whatever the candidates.
+GROWN_UP_USES = ("medical", "work", "office", "business")
+
+
+def _for_grown_ups(state: ShoppingState) -> bool:
+    return any(c.value in GROWN_UP_USES for c in state.active(Attribute.USE_CASE))
+
+
+def _young(batch: Batch, category: np.ndarray, grown: bool = False) -> np.ndarray:
     """1.0 for each candidate filed under a child's department, when the kind asked for is
-    mostly a grown-up's (all 0 when it is mostly a child's)."""
+    mostly a grown-up's or its use is (all 0 when it is mostly a child's)."""
     young = batch.code_is("department", YOUNG_DEPARTMENTS)
-    if not len(category):
+    if grown or not len(category):
         return young.astype(float)
     best = category >= 0.8 * category.max() if category.max() > 0 else np.ones(len(young), bool)
     return young.astype(float) if young[best].mean() < MOSTLY_YOUNG else np.zeros(len(young))

@@ -145,7 +145,7 @@ def _chosen(facts: list[tuple[int, str]], positions: tuple[int, ...], which: boo
     return names[0] if names else None
 
 
-WHICH = [("which",), ("whichever",)]
+WHICH: list[tuple[str, ...]] = [("which",), ("whichever",)]
 
 
 def _positions(talk, words: list[str]) -> tuple[int, ...]:
