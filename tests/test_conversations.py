@@ -32,12 +32,14 @@ def test_the_shipped_suite_reads_and_is_split():
     dev, test = suite.load_suite(split="dev"), suite.load_suite(split="test")
     fresh, fresh2 = suite.load_suite(split="fresh"), suite.load_suite(split="fresh2")
     fresh3, fresh4 = suite.load_suite(split="fresh3"), suite.load_suite(split="fresh4")
+    fresh5 = suite.load_suite(split="fresh5")
+    slices = [fresh, fresh2, fresh3, fresh4, fresh5]
     assert len(dev) + len(test) >= 300 and dev and test
-    assert all(len(f) >= 60 for f in (fresh, fresh2, fresh3, fresh4))
-    assert len(everything) == len(dev + test + fresh + fresh2 + fresh3 + fresh4)
-    assert not {c.id for c in fresh2} & {c.id for c in dev + test + fresh}
-    assert not {c.id for c in fresh3} & {c.id for c in dev + test + fresh + fresh2}
-    assert not {c.id for c in fresh4} & {c.id for c in dev + test + fresh + fresh2 + fresh3}
+    assert all(len(f) >= 60 for f in slices)
+    assert len(everything) == len(dev + test) + sum(map(len, slices))
+    for n, later in enumerate(slices[1:], 1):
+        earlier = dev + test + [c for s in slices[:n] for c in s]
+        assert not {c.id for c in later} & {c.id for c in earlier}
     assert all(2 <= len(c.turns) <= 6 for c in everything)
     assert {c.catalog for c in everything} == {"embedded", "real"}
 

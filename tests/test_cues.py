@@ -279,11 +279,20 @@ def test_a_thing_named_by_two_words_is_turned_down_whole(lexicon, message, rejec
     assert obs.negated_words == [rejected]
 
 
-@pytest.mark.parametrize("lift", ["forget blue, any colour", "it doesn't have to be blue"])
+@pytest.mark.parametrize(
+    "lift",
+    [
+        "forget blue, any colour",
+        "it doesn't have to be blue",
+        "i dont need it to be blue",  # it had been read as asking for blue again
+        "it doesn't need to be blue",
+    ],
+)
 def test_taking_back_a_value_asked_for_drops_it_and_turns_nothing_down(lexicon, play, lift):
     state, _ = play(lexicon, "a blue dress", lift)
     assert not state.active("color")
     assert not [r for r in state.rejected if r.value == "blue"]
+    assert not [f for f in state.active_fragments() if "blue" in f.text]  # nor a wish in words
 
 
 def test_shown_products_called_a_kind_turn_that_kind_down_and_keep_the_item(make_lexicon, play):

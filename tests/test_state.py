@@ -886,12 +886,20 @@ def test_a_value_after_too_is_a_complaint_never_a_wish(lexicon, said):
         ("allergic to wool", {"wool"}, set()),
         ("latex free please", {"latex"}, set()),
         ("no hood but with pockets", set(), {"with pockets"}),  # a "but" ends the negator's reach
+        ("she doesnt like pink", {"pink"}, set()),  # it had been read as a wish
+        ("i don't really like polyester", {"polyester"}, set()),
     ],
 )
 def test_more_ways_to_refuse_a_value(lexicon, said, refused, kept):
     obs = parse_message(said, lexicon, None, True)
     assert {m.text for m in obs.negated} == refused
     assert {m.text for m in obs.values} >= kept
+
+
+def test_a_dislike_refuses_words_the_vocabulary_has_no_name_for(lexicon):
+    assert parse_message("he doesn't like big chunky ones", lexicon, None, False).negated_words == [
+        "chunky"
+    ]
 
 
 def test_each_negator_governs_its_own_words(lexicon):

@@ -372,6 +372,8 @@ def _lift(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
             diff.replaced.append(constraint.described())
         obs.negated = [m for m in obs.negated if m is not mention]
         obs.values = [m for m in obs.values if m is not mention]
+        # "it doesn't need to be waterproof" is no wish for waterproof in free words either.
+        obs.fragments = [f for f in obs.fragments if mention.text.lower() not in f.lower()]
 
 
 def _retracts_a_value(state: ShoppingState, obs: Observation) -> bool:
