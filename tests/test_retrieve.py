@@ -339,3 +339,17 @@ def test_past_the_bound_a_quote_of_words_too_many_products_hold_is_not_looked_fo
     assert quote_searches(state, replace(kept, quote_holders=held - 1), features) == []
     # Within the bound every quote is searched, however common its words.
     assert quote_searches(state, replace(DEFAULT, quote_holders=0), features)
+
+
+def test_the_item_search_asks_for_the_head_in_the_forms_the_catalog_has():
+    """The index keeps words as written: "pump" alone missed every "Pumps" (a list for "black
+    heels for a wedding" held one pump among wedding bands)."""
+    from types import SimpleNamespace
+
+    from shopcopilot.retrieve.candidates import _of_the_item
+
+    state = state_of(category("heels", data={"words": {"pump": 5.0}}))
+    features = SimpleNamespace(word_id={"pumps": 1, "heels": 2})
+    asked = [c.words for c in _of_the_item(state, features) if c.occur is Occur.MUST]  # type: ignore[arg-type]
+    assert ("pumps",) in asked and ("pump",) not in asked
+    assert ("pump",) in [c.words for c in _of_the_item(state)]  # without forms, as before

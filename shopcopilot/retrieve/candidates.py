@@ -176,7 +176,7 @@ def retrieve(
     if settings.item_window and not quotes_cap(settings, features):
         searches += [
             (replace(selective, clauses=(*selective.clauses, within)), settings.item_window)
-            for within in _of_the_item(state)
+            for within in _of_the_item(state, features if settings.item_forms else None)
         ]
     main, *others = index.search_rows_together(searches, filters=filters, weights=weights)
     if common and features is not None:
@@ -227,18 +227,24 @@ def _item_head(state: ShoppingState) -> str | None:
     return words[-1] if words else None
 
 
-def _of_the_item(state: ShoppingState) -> list:
+def _of_the_item(state: ShoppingState, features: FeatureStore | None = None) -> list:
     """Clauses every product of the item holds: its head word in the title or category path
     ("undershirt"), or the category named as the shopper names the kind ("Socks" for "running
-    socks"; the path is matched as written, in the plural catalogs name kinds by)."""
+    socks"; the path is matched as written, in the plural catalogs name kinds by). With
+    `features`, the head in each form the catalog's words have: the index keeps words as
+    written, and "pump" alone missed every "Pumps" (for "black heels for a wedding" one pump
+    was found among wedding bands)."""
     head = _item_head(state)
     if head is None:
         return []
+    heads: tuple[str, ...] = (head,)
+    if features is not None:
+        heads = tuple(f for f in word_forms(head) if f in features.word_id) or heads
     said = tokens(state.active(Attribute.CATEGORY)[-1].value)
     kind = said[-1] if said else head
     named = kind if kind.endswith("s") else kind + "s"
     return [
-        terms(head, occur=Occur.MUST, fields=("categories", "title")),
+        *(terms(h, occur=Occur.MUST, fields=("categories", "title")) for h in heads),
         terms(named, occur=Occur.MUST, fields=("categories",)),
     ]
 
