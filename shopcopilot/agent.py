@@ -18,7 +18,7 @@ import numpy as np
 from .dialogue import DialogueSettings, decide
 from .dialogue.answers import Answer, answer
 from .dialogue.examples import starters
-from .dialogue.replies import change_lead, say, taken_back, unrelaxed, unsaid
+from .dialogue.replies import change_lead, say, taken_back, unmet, unrelaxed, unsaid
 from .dialogue.wording import question_text, relaxed_text
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
@@ -30,7 +30,7 @@ from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
 from .llm import resolver_from_env
 from .rank import RankWeights, reason, rerank
-from .rank.evidence import accepted_departments
+from .rank.evidence import Batch, accepted_departments
 from .rank.spread import blank_streak, picked
 from .reader.model import shipped as shipped_reader
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
@@ -371,10 +371,31 @@ class Agent:
             lead = f"{relaxed_text(state, ranked.relaxed)} {lead}"
         if count and (note := unsaid(state.turn, diff.added, ranked.naming)):
             lead = f"{lead} {note}"
+        if count and (note := unmet(state.turn, self._unmet_wishes(state, ranked, count))):
+            lead = f"{lead} {note}"
         question = question_text(state, decision.ask_attribute, decision.options)
         answered = " ".join(a.text for a in talk.answers)
         decision.message = " ".join(part for part in (answered, lead, question) if part)
         return decision
+
+    def _unmet_wishes(self, state: ShoppingState, ranked, count: int) -> list[str]:
+        """The wishes said this turn in free words ("something with unicorns") that no product
+        shown names: the reply owns up rather than showing the same list as if it had."""
+        wishes = [
+            r.label
+            for r in requirements(state)
+            if r.facet == "feature" and r.turn == state.turn and not r.negated
+        ]
+        if not wishes:
+            return []
+        said = {w: [stem(t) for t in tokens(w) if t not in STOPWORDS] for w in wishes}
+        rows = self.features.rows(s.parent_asin for s in ranked[:count])
+        batch = Batch(self.features, rows, {t for words in said.values() for t in words}, ())
+        return [
+            wish
+            for wish, words in said.items()
+            if words and not np.logical_and.reduce([batch.has[t] for t in words]).any()
+        ]
 
     def _meaning(self, state: ShoppingState) -> np.ndarray | None:
         """The shopper's words as a vector, when the index has product vectors."""

@@ -523,3 +523,25 @@ def test_a_use_only_grown_ups_have_shows_no_childs_first(person_on, catalog_reco
     agent = person_on(records)
     [result] = _turns(agent, "sneakers for a nurse")
     assert _ids(result)[:3] and all(a.startswith("WS") for a in _ids(result)[:3])
+
+
+def test_a_wish_no_product_shown_names_is_owned_up_to(person):
+    *_, last = _turns(person, "a dress", "something with unicorns on it")
+    assert "unicorns" in last.response["message"]
+    assert [r["label"] for r in last.response["requirements"] if r["facet"] == "feature"]
+
+
+def test_a_childs_list_keeps_unisex_kids_kinds_and_no_unrelated_kind(person_on, catalog_record):
+    """Kids' backpacks filed unisex are a child's; past them no boys' costume comes in for
+    being a boy's."""
+    kids = [TOP, "Luggage & Travel Gear", "Backpacks", "Kids' Backpacks"]
+    costumes = [TOP, "Costumes & Accessories", "Kids & Baby", "Boys", "Costumes"]
+    records = [
+        catalog_record(f"KB{n}", f"Unisex Adult Kids' Backpack {n}", categories=kids)
+        for n in range(4)
+    ] + [
+        catalog_record(f"BC{n}", f"Boys Deluxe Costume {n}", categories=costumes) for n in range(6)
+    ]
+    agent = person_on(records)
+    [result] = _turns(agent, "a backpack for my son, he's in 1st grade")
+    assert {a[:2] for a in _ids(result)} == {"KB"}

@@ -181,3 +181,8 @@ def unsaid(turn: int, added: Sequence[dict], naming: Sequence[tuple]) -> str:
         lists = "lists" if len(places) == 1 else "list"
         return say("unsaid_but", turn, places=where, lists=lists, **slots)
     return ""
+
+
+def unmet(turn: int, wishes: Sequence[str]) -> str:
+    """'None of these mentions unicorns: they are the closest I have.'"""
+    return say("unmet_wish", turn, wish=_join(list(wishes), "or")) if wishes else ""

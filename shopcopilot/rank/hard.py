@@ -159,6 +159,10 @@ def hold(
     # another kind that happens to score well on the rest ("suspenders", then "something that
     # lasts": suspenders still, not wedding rings).
     tier += item * KIND_FIRST
+    if item[eligible].any() and category[eligible].max() > 0:
+        # Past the wanted kind, only products that match the item at all: after two kids'
+        # backpacks under $30, no boys' costume because it is for boys and cheap.
+        keep &= item | (category > 0)
     return Held(eligible[keep[eligible]], tuple(relaxed), tier)
 
 
@@ -256,6 +260,7 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
                 out |= (
                     ~filed & _titled_any(batch, GROWN_UP_WORDS) & ~_titled_any(batch, CHILD_WORDS)
                 )
+                out &= ~_unisex_childs(batch)
             return out
         if facet == "brand":
             return ~brands_of(batch, wanted)
@@ -265,7 +270,7 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
 
     def filed(batch: Batch) -> np.ndarray:
         accepted = {d for value in wanted for d in accepted_departments(value)}
-        return batch.code_is("department", accepted)
+        return batch.code_is("department", accepted) | (young and _unisex_childs(batch))
 
     named = facet in _NAMED
     return Requirement(
@@ -305,6 +310,13 @@ def _with_shades(requirement: Requirement, colours: list[Constraint]) -> Require
 
     stems = tuple(dict.fromkeys([*requirement.stems, *(w for s in shades for w in s)]))
     return replace(requirement, stems=stems, shade=shade)
+
+
+def _unisex_childs(batch: Batch) -> np.ndarray:
+    """Per candidate: is it filed unisex under a child's kind by name ("Kids' Backpacks")? Such
+    a product is a child's, whatever child."""
+    names = [v for v in batch.features.value_id if any(w in v.lower() for w in CHILD_WORDS)]
+    return batch.code_is("department", ("unisex",)) & batch.code_is("leaf", names)
 
 
 def _titled_any(batch: Batch, words: tuple[str, ...]) -> np.ndarray:
