@@ -25,6 +25,7 @@ from .index.categoriser import WHO_WORDS, load_or_train
 from .index.counts import catalog_counts
 from .index.features_build import load_or_build
 from .index.page_cache import prefetch
+from .index.forms import word_forms
 from .index.text import STOPWORDS, stem, tokens
 from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
@@ -75,6 +76,9 @@ class AgentSettings:
 # simulators never paraphrase, and meaning cost them about 0.002 TechnicalScore while it put
 # the right kind of item first 3.4 points more often on shoppers' own phrasing
 # (docs/benchmarks.md, "Product vectors").
+# A wish the reply owns up to when no product shown names it: a word some product's text uses
+# (at least this many), so a typo or talk the catalog never says is left alone.
+PRODUCT_WORD = 1
 # The categoriser's reading of the item counts for a person's list when it is this sure, and
 # then weighs this much beside a category match (`RankWeights.kind`).
 KIND_SURE = 0.8
@@ -381,14 +385,24 @@ class Agent:
     def _unmet_wishes(self, state: ShoppingState, ranked, count: int) -> list[str]:
         """The wishes said this turn in free words ("something with unicorns") that no product
         shown names: the reply owns up rather than showing the same list as if it had."""
+        held = requirements(state)
+        refused = {stem(t) for r in held if r.negated for t in tokens(r.value)}
         wishes = [
-            r.label
-            for r in requirements(state)
-            if r.facet == "feature" and r.turn == state.turn and not r.negated
+            r.label for r in held if r.facet == "feature" and r.turn == state.turn and not r.negated
         ]
-        if not wishes:
-            return []
         said = {w: [stem(t) for t in tokens(w) if t not in STOPWORDS] for w in wishes}
+        # Only a wish in a word products use, naming no kind of item and nothing turned down:
+        # a chip of talk ("keeps stealing mine car", "he got a wallet") is no wish to own up to.
+        said = {
+            w: words
+            for w, words in said.items()
+            if len(words) == 1
+            and self._product_word(words[0])
+            and not self.lexicon.is_head_noun(words[0])
+            and words[0] not in refused
+        }
+        if not said:
+            return []
         rows = self.features.rows(s.parent_asin for s in ranked[:count])
         batch = Batch(self.features, rows, {t for words in said.values() for t in words}, ())
         return [
@@ -396,6 +410,13 @@ class Agent:
             for wish, words in said.items()
             if words and not np.logical_and.reduce([batch.has[t] for t in words]).any()
         ]
+
+    def _product_word(self, stemmed: str) -> bool:
+        """Do at least PRODUCT_WORD products' texts use the word, in any of its forms?"""
+        postings = self.features.postings("words")
+        ids = [i for i in map(self.features.word_id.get, word_forms(stemmed)) if i is not None]
+        held = sum(int(postings.ptr[i + 1] - postings.ptr[i]) for i in ids)
+        return held >= PRODUCT_WORD
 
     def _meaning(self, state: ShoppingState) -> np.ndarray | None:
         """The shopper's words as a vector, when the index has product vectors."""
