@@ -24,8 +24,8 @@ from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
 from .index.counts import catalog_counts
 from .index.features_build import load_or_build
-from .index.page_cache import prefetch
 from .index.forms import word_forms
+from .index.page_cache import prefetch
 from .index.text import STOPWORDS, stem, tokens
 from .index.vectors import ProductVectors, dense_enabled, load_encoder
 from .index.vectors import load_or_build as load_vectors
