@@ -222,3 +222,12 @@ def test_a_value_the_first_cards_do_not_name_is_said_to_be_unconfirmed(person, s
     assert places[0] in response["message"] and "black" in response["message"], response["message"]
     response = say(person, "a bathrobe for my husband", "black")
     assert "don't state" not in response["message"], response["message"]  # #1 is black
+
+
+def test_a_story_told_is_searched_but_listed_as_no_requirement(make_lexicon, play):
+    lexicon = make_lexicon(catalog_words=["slip", "tummy", "control"])
+    state, _ = play(lexicon, "shoes", "non slip, the floor gets wet by the sink")
+    told = [f for f in state.active_fragments() if "sink" in f.text]
+    assert told and all(f.covered for f in told)  # searched, never a chip
+    state, _ = play(lexicon, "a swimsuit", "with tummy control")
+    assert [f for f in state.active_fragments() if "tummy" in f.text and not f.covered]

@@ -81,6 +81,10 @@ class Lexicon:
             _known_words(self.category_idf, category_paths, self._brands), catalog_words
         )
 
+    def uses_word(self, word: str) -> bool:
+        """Does the catalog use the word (a category, brand or frequent product word)?"""
+        return self._spelling.knows(word)
+
     def fix_spelling(self, text: str) -> str:
         return self._spelling.fix(text)
 

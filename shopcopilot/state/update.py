@@ -125,12 +125,25 @@ def update(
                 turn,
                 new.epoch,
                 level,
-                covered=covered(obs, text, spans) or talk(obs.doc, text, spans),
+                covered=covered(obs, text, spans)
+                or talk(obs.doc, text, spans)
+                or _told(text, lexicon),
             )
         )
         diff.fragments.append(text)
     new.history.append(Turn(turn=turn, user=message))
     return new, diff
+
+
+TOLD_WORDS = 3  # a wish of this many words or more, one of which no product uses, is a story
+
+
+def _told(fragment: str, lexicon: Lexicon) -> bool:
+    """Is a free fragment a story told rather than a wish ("the floor gets wet by the sink",
+    "she'll lose her lip balm otherwise")? It is still searched, but listed as no requirement."""
+    words = [w for w in tokens(fragment) if w not in STOPWORDS and content_word(w)]
+    unknown = [w for w in words if not w.isdigit() and not lexicon.uses_word(w)]
+    return len(words) >= TOLD_WORDS and bool(unknown)
 
 
 def _left_over(obs: Observation, lexicon: Lexicon) -> list[str]:
