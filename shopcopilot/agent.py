@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .dialogue import DialogueSettings, decide
-from .dialogue.answers import Answer, answer
+from .dialogue.answers import Answer, answer, short
 from .dialogue.examples import starters
 from .dialogue.replies import change_lead, say, taken_back, unmet, unrelaxed, unsaid
 from .dialogue.wording import question_text, relaxed_text
@@ -358,9 +358,7 @@ class Agent:
             return decision  # the spread's own invitation: "Which one comes closest?"
         now, earlier = unrelaxed(requirements(state), ranked.relaxed), requirements(before)
         new_item = bool(before.history) and _item_changed(before, state)
-        left_out = (
-            [r["value"] for r in diff.replaced if _bound_to_item(r, state)] if new_item else []
-        )
+        left_out = [_said(r) for r in diff.replaced if _bound_to_item(r, state)] if new_item else []
         lead = change_lead(state.turn, state, now, earlier, count, new_item, left_out)
         if talk.dropped is not None:
             labels = ", ".join(r.label for r in talk.dropped)
@@ -371,6 +369,8 @@ class Agent:
         liked = [c for c in diff.critiques if c["kind"] == "more_like" and c["positions"]]
         if liked:
             lead = f"{say('more_like', state.turn, position=liked[-1]['positions'][0])} {lead}"
+        elif picked := self._picked(before, diff):
+            lead = picked  # "I'll take #2": the choice, not the list, is the news
         if ranked.relaxed and count:
             lead = f"{relaxed_text(state, ranked.relaxed)} {lead}"
         if count and (note := unsaid(state.turn, diff.added, ranked.naming)):
@@ -381,6 +381,22 @@ class Agent:
         answered = " ".join(a.text for a in talk.answers)
         decision.message = " ".join(part for part in (answered, lead, question) if part)
         return decision
+
+    def _picked(self, before: ShoppingState, diff) -> str:
+        """'Good choice: #2, Women's Trail Running Shoes…, $70.99. It's first below, with
+        others like it.' for a pick that changes nothing else; '' otherwise."""
+        picks = [c for c in diff.critiques if c["kind"] == "pick" and len(c["positions"]) == 1]
+        if not picks or diff.added or diff.replaced or diff.negated:
+            return ""
+        position = picks[-1]["positions"][0]
+        if not 1 <= position <= len(before.last_shown):
+            return ""
+        asin = before.last_shown[position - 1]
+        product = self.index.store.get_many([asin]).get(asin)
+        if product is None:
+            return ""
+        price = f", ${product.price:.2f}" if product.price else ""
+        return say("picked", before.turn + 1, position=position, title=short(product), price=price)
 
     def _unmet_wishes(self, state: ShoppingState, ranked, count: int) -> list[str]:
         """The wishes said this turn in free words ("something with unicorns") that no product
@@ -830,6 +846,12 @@ def _item_changed(before: ShoppingState, after: ShoppingState) -> bool:
         return max(items, key=lambda c: c.source_turn).value if items else ""
 
     return bool(item(before)) and item(before) != item(after)
+
+
+def _said(replaced: dict[str, Any]) -> str:
+    """A requirement set aside, as a person would name it ("size 8", not "8")."""
+    value = str(replaced.get("value", ""))
+    return f"size {value}" if replaced.get("attribute") == Attribute.SIZE else value
 
 
 def _bound_to_item(replaced: dict[str, Any], state: ShoppingState) -> bool:

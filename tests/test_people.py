@@ -554,3 +554,49 @@ def test_a_childs_list_keeps_unisex_kids_kinds_and_no_unrelated_kind(person_on, 
     agent = person_on(records)
     [result] = _turns(agent, "a backpack for my son, he's in 1st grade")
     assert {a[:2] for a in _ids(result)} == {"KB"}
+
+
+def _shoes_and_clothes(record) -> list[dict]:
+    kinds = {
+        "BO": ([TOP, "Women", "Shoes", "Boots"], "Women's Ankle Boots"),
+        "SN": ([TOP, "Women", "Shoes", "Fashion Sneakers"], "Women's Canvas Sneakers"),
+        "DR": ([TOP, "Women", "Clothing", "Dresses"], "Women's Wrap Dress"),
+        "JE": ([TOP, "Women", "Clothing", "Jeans"], "Women's Skinny Jeans"),
+    }
+    return [
+        record(f"{code}{n}", f"{title} {n}", categories=path, price=30.0 + n)
+        for code, (path, title) in kinds.items()
+        for n in range(6)
+    ]
+
+
+def test_another_kind_of_shoe_keeps_the_shoe_size(person_on, catalog_record):
+    agent = person_on(_shoes_and_clothes(catalog_record))
+    *_, sneakers = _turns(agent, "boots size 9", "actually sneakers instead")
+    assert "size 9" in [r["label"] for r in sneakers.response["requirements"]]
+    *_, jeans = _turns(agent, "a dress size 8", "actually jeans instead", session="j")
+    assert "size 8" not in [r["label"] for r in jeans.response["requirements"]]
+    assert "Size 8 no longer applies" in jeans.response["message"]  # not a bare "8"
+
+
+def test_a_pick_is_answered_as_the_choice(person_on, catalog_record):
+    agent = person_on(_shoes_and_clothes(catalog_record))
+    first, picked = _turns(agent, "sneakers", "I'll go with the second one")
+    second = _ids(first)[1]
+    assert _ids(picked)[0] == second
+    assert "#2" in picked.response["message"] and "still" not in picked.response["message"].lower()
+
+
+def test_a_narrower_kind_asked_instead_keeps_the_size(person_on, catalog_record):
+    coats = [TOP, "Women", "Clothing", "Jackets"]
+    records = [
+        catalog_record(f"JA{n}", f"Women's Denim Jacket {n}", categories=[*coats, "Denim Jackets"])
+        for n in range(6)
+    ] + [
+        catalog_record(f"RJ{n}", f"Women's Rain Jacket {n}", categories=[*coats, "Rain Jackets"])
+        for n in range(6)
+    ]
+    agent = person_on(records)
+    *_, rain = _turns(agent, "a jacket, women's size M", "actually rain jackets instead")
+    assert "size M" in [r["label"] for r in rain.response["requirements"]]
+    assert _ids(rain)[0].startswith("RJ")

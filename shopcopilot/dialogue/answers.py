@@ -68,7 +68,7 @@ def price_text(product: Product) -> str:
 def _price(product: Product, position: int, _values: tuple[str, ...]) -> str:
     if product.price is None:
         return f"The listing for #{position} doesn't say its price."
-    return f"#{position} ({_short(product)}) costs {price_text(product)}."
+    return f"#{position} ({short(product)}) costs {price_text(product)}."
 
 
 def _rating(product: Product, position: int, _values: tuple[str, ...]) -> str:
@@ -215,7 +215,7 @@ def _extreme(fact: str, shown: Sequence[Product], among: tuple[int, ...]) -> Ans
         )
         product = shown[best - 1]
         rating = _rating_text(product).removeprefix("is rated ")
-        text = f"#{best} ({_short(product)}) is the best rated: {rating}."
+        text = f"#{best} ({short(product)}) is the best rated: {rating}."
         return Answer((best,), (product.parent_asin,), fact, text)
     priced = [p for p in among if shown[p - 1].price is not None]
     if not priced:
@@ -223,7 +223,7 @@ def _extreme(fact: str, shown: Sequence[Product], among: tuple[int, ...]) -> Ans
     pick = (min if fact == "cheapest" else max)(priced, key=lambda p: shown[p - 1].price or 0.0)
     product = shown[pick - 1]
     word = "cheapest" if fact == "cheapest" else "most expensive"
-    text = f"#{pick} ({_short(product)}) is the {word} at {price_text(product)}."
+    text = f"#{pick} ({short(product)}) is the {word} at {price_text(product)}."
     return Answer((pick,), (product.parent_asin,), fact, text)
 
 
@@ -267,10 +267,11 @@ def side(product: Product) -> str:
     if color:
         parts.append(color)
     parts.append(_rating_text(product))
-    return f"{_short(product)}, " + ", ".join(parts)
+    return f"{short(product)}, " + ", ".join(parts)
 
 
-def _short(product: Product, words: int = 6) -> str:
+def short(product: Product, words: int = 6) -> str:
+    """The first words of a product's title, for a reply."""
     title = product.title.split()
     return " ".join(title[:words]) + ("…" if len(title) > words else "")
 

@@ -77,13 +77,16 @@ class Lexicon:
         self._readings: dict[str, Reading] = {}
         self._longest_brand = max((len(k.split()) for k in self._brands), default=0)
         self._brand_first_words = frozenset(k.split(" ")[0] for k in self._brands)
+        catalog_words = list(catalog_words)
+        self._knows_catalog_words = bool(catalog_words)
         self._spelling = SpellFixer(
             _known_words(self.category_idf, category_paths, self._brands), catalog_words
         )
 
     def uses_word(self, word: str) -> bool:
-        """Does the catalog use the word (a category, brand or frequent product word)?"""
-        return self._spelling.knows(word)
+        """Does the catalog use the word (a category, brand or frequent product word)? Any
+        word, when the catalog's own words are not known."""
+        return not self._knows_catalog_words or self._spelling.knows(word)
 
     def fix_spelling(self, text: str) -> str:
         return self._spelling.fix(text)

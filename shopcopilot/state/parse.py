@@ -910,6 +910,8 @@ def _category_statement(
         (obs.override or set_aside) and _mostly_category(body, words)
     )
     if answer and lexicon.names_category_node(body, by_head):
+        # "actually, trail running instead" of running shoes: a narrower kind keeps the size.
+        obs.category_narrows = current is not None and lexicon.narrows(current, body)
         return _item_span(body, words, lexicon)
     if (
         last_question in (None, "other")

@@ -98,9 +98,14 @@ def update(
     obs.negated_words += _said_of_shown(obs.shown_described, shown)
     obs.values = [m for m in obs.values if not _points_only(m, reading, obs.text)]
     _update_intent(new, obs, diff)
+    was = [c.value for c in new.active(Attribute.CATEGORY)[-1:]]
     category_changed = _apply_category(new, obs, lexicon, level, diff)
     if category_changed and new.history and not obs.category_narrows:
-        _drop_category_bound(new, diff)  # a narrower kind of the same item keeps them
+        # A narrower kind of the same item keeps them; for people, another kind of shoe keeps
+        # the shoe size ("boots in 9", then "actually sneakers").
+        now = [c.value for c in new.active(Attribute.CATEGORY)[-1:]]
+        shoes = people and was and now and _footwear(lexicon, was[0]) and _footwear(lexicon, now[0])
+        _drop_category_bound(new, diff, SHOE_SIZES if shoes else frozenset())
     replaced_facets = _apply_values(
         new,
         [m for m in obs.values if (m.facet, m.value) not in contrasted],
@@ -269,9 +274,19 @@ def _agrees(reading: Reading, text: str, words: dict[str, float]) -> bool:
     return bool(said & named)
 
 
-def _drop_category_bound(state: ShoppingState, diff: StateDiff) -> None:
+SHOE_SIZES = frozenset({Facet.SIZE, Facet.WIDTH})
+
+
+def _footwear(lexicon: Lexicon, item: str) -> bool:
+    reading = lexicon.read_item(item)
+    return reading is not None and reading.path[:1] == ("Shoes",)
+
+
+def _drop_category_bound(
+    state: ShoppingState, diff: StateDiff, kept: frozenset[Facet] = frozenset()
+) -> None:
     for constraint in state.active():
-        if constraint.data.get("facet") in CATEGORY_BOUND:
+        if constraint.data.get("facet") in CATEGORY_BOUND - kept:
             constraint.status = Status.REPLACED
             diff.replaced.append(constraint.described())
     for fragment in state.active_fragments():
