@@ -57,6 +57,20 @@ def _ids(result) -> list[str]:
     return [r["parent_asin"] for r in result.response["recommendations"]]
 
 
+def _kinds(record, *kinds: tuple) -> list[dict]:
+    """Records of each kind: (code, title, categories, how many[, more fields])."""
+    return [
+        record(f"{code}{n}", f"{title} {n}", categories=path, **(more[0] if more else {}))
+        for code, title, path, count, *more in kinds
+        for n in range(count)
+    ]
+
+
+def _first_are(result, code: str, count: int) -> bool:
+    first = _ids(result)[:count]
+    return len(first) == count and all(a.startswith(code) for a in first)
+
+
 def _price(agent: Agent, asin: str) -> float:
     product = agent.index.store.get(asin)
     assert product is not None and product.price is not None
@@ -384,16 +398,15 @@ def test_a_department_whose_products_are_titled_the_item_keeps_who_it_is_for(
     "men's flip flops" asks for, not the women's leaf with the men's relaxed."""
     flip = [TOP, "Women", "Shoes", "Sandals", "Flip-Flops"]
     sandals = [TOP, "Men", "Shoes", "Sandals"]
-    records = [
-        catalog_record(f"WF{n}", f"Women's Beach Flip-Flops Flip Flops {n}", categories=flip)
-        for n in range(8)
-    ] + [
-        catalog_record(f"MS{n}", f"Men's Adjustable Sandals Flip Flops {n}", categories=sandals)
-        for n in range(4)
-    ]
-    agent = person_on(records)
+    agent = person_on(
+        _kinds(
+            catalog_record,
+            ("WF", "Women's Beach Flip-Flops Flip Flops", flip, 8),
+            ("MS", "Men's Adjustable Sandals Flip Flops", sandals, 4),
+        )
+    )
     [result] = _turns(agent, "men's flip flops")
-    assert _ids(result)[:4] and all(a.startswith("MS") for a in _ids(result)[:4])
+    assert _first_are(result, "MS", 4)
     assert "relaxed" not in result.response["message"]
 
 
@@ -513,16 +526,15 @@ def test_a_shade_is_listed_as_said_and_shown_first(person_on, catalog_record):
 def test_a_use_only_grown_ups_have_shows_no_childs_first(person_on, catalog_record):
     kids = [TOP, "Girls", "Shoes", "Sneakers"]
     grown = [TOP, "Women", "Shoes", "Fashion Sneakers"]
-    records = [
-        catalog_record(f"GS{n}", f"Soft Sneakers {n}", categories=kids, average_rating=4.9)
-        for n in range(10)
-    ] + [
-        catalog_record(f"WS{n}", f"Lace Up Fashion Sneakers Shoes {n}", categories=grown)
-        for n in range(3)
-    ]
-    agent = person_on(records)
+    agent = person_on(
+        _kinds(
+            catalog_record,
+            ("GS", "Soft Sneakers", kids, 10, {"average_rating": 4.9}),
+            ("WS", "Lace Up Fashion Sneakers Shoes", grown, 3),
+        )
+    )
     [result] = _turns(agent, "sneakers for a nurse")
-    assert _ids(result)[:3] and all(a.startswith("WS") for a in _ids(result)[:3])
+    assert _first_are(result, "WS", 3)
 
 
 def test_a_wish_no_product_shown_names_is_owned_up_to(person_on, catalog_record):
