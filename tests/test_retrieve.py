@@ -349,7 +349,7 @@ def test_the_item_search_asks_for_the_head_in_the_forms_the_catalog_has():
     from shopcopilot.retrieve.candidates import _of_the_item
 
     state = state_of(category("heels", data={"words": {"pump": 5.0}}))
-    features = SimpleNamespace(word_id={"pumps": 1, "heels": 2})
+    features = SimpleNamespace(word_id={"pump": 0, "pumps": 1, "heels": 2})
     asked = [c.words for c in _of_the_item(state, features) if c.occur is Occur.MUST]  # type: ignore[arg-type]
     assert ("pumps",) in asked and ("pump",) not in asked
     assert ("pump",) in [c.words for c in _of_the_item(state)]  # without forms, as before
