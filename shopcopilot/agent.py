@@ -76,9 +76,6 @@ class AgentSettings:
 # simulators never paraphrase, and meaning cost them about 0.002 TechnicalScore while it put
 # the right kind of item first 3.4 points more often on shoppers' own phrasing
 # (docs/benchmarks.md, "Product vectors").
-# A wish the reply owns up to when no product shown names it: a word some product's text uses
-# (at least this many), so a typo or talk the catalog never says is left alone.
-PRODUCT_WORD = 1
 # The categoriser's reading of the item counts for a person's list when it is this sure, and
 # then weighs this much beside a category match (`RankWeights.kind`).
 KIND_SURE = 0.8
@@ -406,33 +403,25 @@ class Agent:
         wishes = [
             r.label for r in held if r.facet == "feature" and r.turn == state.turn and not r.negated
         ]
-        said = {w: [stem(t) for t in tokens(w) if t not in STOPWORDS] for w in wishes}
-        # Only a wish in a word products use, naming no kind of item and nothing turned down:
+        words = {w: [stem(t) for t in tokens(w) if t not in STOPWORDS] for w in wishes}
+        # Only a wish of one word products use, naming no kind of item and nothing turned down:
         # a chip of talk ("keeps stealing mine car", "he got a wallet") is no wish to own up to.
+        said = {w: ws[0] for w, ws in words.items() if len(ws) == 1}
         said = {
-            w: words
-            for w, words in said.items()
-            if len(words) == 1
-            and self._product_word(words[0])
-            and not self.lexicon.is_head_noun(words[0])
-            and words[0] not in refused
+            w: one
+            for w, one in said.items()
+            if self._product_word(one) and not self.lexicon.is_head_noun(one) and one not in refused
         }
         if not said:
             return []
         rows = self.features.rows(s.parent_asin for s in ranked[:count])
-        batch = Batch(self.features, rows, {t for words in said.values() for t in words}, ())
-        return [
-            wish
-            for wish, words in said.items()
-            if words and not np.logical_and.reduce([batch.has[t] for t in words]).any()
-        ]
+        batch = Batch(self.features, rows, set(said.values()), ())
+        return [wish for wish, one in said.items() if not batch.has[one].any()]
 
     def _product_word(self, stemmed: str) -> bool:
-        """Do at least PRODUCT_WORD products' texts use the word, in any of its forms?"""
-        postings = self.features.postings("words")
-        ids = [i for i in map(self.features.word_id.get, word_forms(stemmed)) if i is not None]
-        held = sum(int(postings.ptr[i + 1] - postings.ptr[i]) for i in ids)
-        return held >= PRODUCT_WORD
+        """Does some product's text use the word, in any of its forms (not a typo or talk the
+        catalog never says)?"""
+        return any(self.features.word_id.get(f) is not None for f in word_forms(stemmed))
 
     def _meaning(self, state: ShoppingState) -> np.ndarray | None:
         """The shopper's words as a vector, when the index has product vectors."""
