@@ -18,7 +18,7 @@ import numpy as np
 from .dialogue import DialogueSettings, decide
 from .dialogue.answers import Answer, answer, short
 from .dialogue.examples import starters
-from .dialogue.replies import change_lead, say, taken_back, unmet, unrelaxed, unsaid
+from .dialogue.replies import change_lead, plural, say, taken_back, unmet, unrelaxed, unsaid
 from .dialogue.wording import question_text, relaxed_text
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
@@ -32,10 +32,12 @@ from .index.vectors import load_or_build as load_vectors
 from .llm import resolver_from_env
 from .rank import RankWeights, reason, rerank
 from .rank.evidence import Batch, accepted_departments
+from .rank.hard import hard_requirements
 from .rank.spread import blank_streak, picked
 from .reader.model import shipped as shipped_reader
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
 from .retrieve.candidates import Candidates, with_found
+from .retrieve.nearest_kind import nearest_kind
 from .state import ShoppingState, update
 from .state.critique import Shown, words_with_spans
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
@@ -220,6 +222,11 @@ class Agent:
         meaning = self._meaning(state)
         candidates = self._retrieve(tracer, state, meaning)
         ranked = self._rank(tracer, state, candidates, top_k, meaning)
+        if nearest := self._nearest_kind(state, ranked):
+            # A child's department no product of the item is for: its nearest kind instead.
+            searched, talk.nearest = nearest
+            candidates = self._retrieve(tracer, searched, meaning)
+            ranked = self._rank(tracer, searched, candidates, top_k, meaning)
         decision = self._decide(tracer, state, ranked, turn, top_k)
         if self.settings.people:
             ranked = self._keep_asked_about(before, ranked, talk)
@@ -356,7 +363,11 @@ class Agent:
         now, earlier = unrelaxed(requirements(state), ranked.relaxed), requirements(before)
         new_item = bool(before.history) and _item_changed(before, state)
         left_out = [_said(r) for r in diff.replaced if _bound_to_item(r, state)] if new_item else []
-        lead = change_lead(state.turn, state, now, earlier, count, new_item, left_out)
+        named = talk.nearest[1] if talk.nearest else None
+        lead = change_lead(state.turn, state, now, earlier, count, new_item, left_out, named)
+        if talk.nearest:
+            said, _, who = talk.nearest
+            lead = f"{say('nearest_kind', state.turn, item=said, who=who)} {lead}"
         if talk.dropped is not None:
             labels = ", ".join(r.label for r in talk.dropped)
             said = say("dropped", state.turn, dropped=labels) if labels else ""
@@ -378,6 +389,36 @@ class Agent:
         answered = " ".join(a.text for a in talk.answers)
         decision.message = " ".join(part for part in (answered, lead, question) if part)
         return decision
+
+    def _nearest_kind(self, state: ShoppingState, ranked) -> tuple[ShoppingState, tuple] | None:
+        """For people, when a child's department was given up because no product of the item is
+        for it: the state searched for the department's nearest kind instead (a girl's raincoat
+        is a girls' coat, not a woman's raincoat), and what the reply says of it (the item as
+        said, the kind shown, who for)."""
+        if not self.settings.people or not ranked.relaxed:
+            return None
+        young = [r for r in hard_requirements(state) if r.young and r.label in ranked.relaxed]
+        items = state.active(Attribute.CATEGORY)
+        if not young or not items:
+            return None
+        item = max(items, key=lambda c: c.source_turn)
+        words = tuple(item.data.get("words", {}))
+        near = nearest_kind(self.features, words, self._departments(state), self._path_of)
+        if near is None or set(words) <= WHO_WORDS:
+            return None
+        searched = state.copy()
+        kind = searched.constraints[state.constraints.index(item)]
+        name = near.leaf.lower()
+        stems = dict.fromkeys([*(stem(t) for t in tokens(name) if t not in STOPWORDS), *near.words])
+        kind.value = kind.text = name
+        kind.data = {**kind.data, "words": dict.fromkeys(stems, 1.0), "node": near.leaf}
+        kind.data["node_p"] = 1.0
+        return searched, (plural(item.text or item.value), plural(name), young[0].label)
+
+    def _path_of(self, row: int) -> tuple[str, ...]:
+        asin = self.features.asins[row]
+        product = self.index.store.get_many([asin]).get(asin)
+        return tuple(product.categories) if product is not None else ()
 
     def _picked(self, before: ShoppingState, diff) -> str:
         """'Good choice: #2, Women's Trail Running Shoes…, $70.99. It's first below, with
@@ -821,6 +862,7 @@ class Talk:
     answers: list[Answer] = field(default_factory=list)
     dropped: list[Any] | None = None  # the requirements a chip's × took back
     mixed: bool = False  # the question came with a request ("is #2 waterproof? under 50 pls")
+    nearest: tuple[str, str, str] | None = None  # (item said, nearest kind shown, who it is for)
 
 
 def _mark_new(response: dict[str, Any], last_shown: list[str]) -> None:

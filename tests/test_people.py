@@ -612,3 +612,36 @@ def test_a_narrower_kind_asked_instead_keeps_the_size(person_on, catalog_record)
     *_, rain = _turns(agent, "a jacket, women's size M", "actually rain jackets instead")
     assert "size M" in [r["label"] for r in rain.response["requirements"]]
     assert _ids(rain)[0].startswith("RJ")
+
+
+def _coats_and_more(record) -> list[dict]:
+    girls, women = [TOP, "Girls", "Clothing"], [TOP, "Women", "Clothing"]
+    rain = [*women, "Coats, Jackets & Vests", "Trench, Rain & Anoraks", "Raincoats"]
+    kinds = (
+        ("WR", "Women's Hooded Raincoat", rain, 6),
+        ("GC", "Girls Double Breasted Dress Coat", [*girls, "Jackets & Coats", "Dress Coats"], 6),
+        ("GB", "Girls Rain Boots", [TOP, "Girls", "Shoes", "Boots", "Rain Boots"], 6),
+        ("GD", "Girls Party Dress", [*girls, "Dresses"], 90),
+        ("WD", "Women's Wrap Dress", [*women, "Dresses"], 90),
+        ("MS", "Men's Oxford Shirt", [TOP, "Men", "Clothing", "Shirts"], 90),
+    )
+    return _kinds(record, *kinds)
+
+
+def test_a_childs_department_without_the_item_shows_its_nearest_kind(person_on, catalog_record):
+    """No raincoat here is a girl's: a girls' coat fits her, a woman's raincoat does not, and a
+    coat is nearer a raincoat than rain boots are. The reply says so."""
+    agent = person_on(_coats_and_more(catalog_record))
+    first, cheaper = _turns(agent, "a raincoat for my 9 year old daughter", "under $100")
+    assert _first_are(first, "GC", 4) and _first_are(cheaper, "GC", 4)
+    said = first.response["message"]
+    assert "raincoats for girls" in said and "dress coats" in said
+    held = [r["label"] for r in cheaper.response["requirements"] if r["facet"] == "item"]
+    assert held == ["raincoat"]  # what was asked for stays asked for
+
+
+def test_a_toddler_of_either_gender_gets_a_childs_list(person_on, catalog_record):
+    agent = person_on(_coats_and_more(catalog_record))
+    [result] = _turns(agent, "a dress for my 2 year old")
+    assert _first_are(result, "GD", 5)
+    assert "kids" in [r["value"] for r in result.response["requirements"]]

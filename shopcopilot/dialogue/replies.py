@@ -67,14 +67,16 @@ def change_lead(
     count: int,
     new_item: bool,
     left_out: Sequence[str] = (),
+    item: str | None = None,
 ) -> str:
-    """'Blue, still under $100 and in size 10.5: 10 running shoes.'"""
+    """'Blue, still under $100 and in size 10.5: 10 running shoes.' `item`: the kind shown, when
+    not the one asked for."""
     if not count:
         return say("nothing", turn, held="")
     earlier = {(r.facet, r.value.lower(), r.negated) for r in before}
     added = [r for r in now if (r.facet, r.value.lower(), r.negated) not in earlier]
     kept = [r for r in now if (r.facet, r.value.lower(), r.negated) in earlier]
-    item = item_words(state)
+    item = item or item_words(state)
     # A wish in free words is in the chips; a word turned down is a change worth naming.
     shown_added = [
         r for r in added if r.negated or r.facet not in ("item", "feature", "recipient", "age")
@@ -111,8 +113,14 @@ def taken_back(before: Sequence[Requirement], now: Sequence[Requirement]) -> lis
 def unrelaxed(requirements: Sequence[Requirement], relaxed: Sequence[str]) -> list[Requirement]:
     """The requirements the list meets: not those relaxed this turn ("for baby", "in blue"),
     which the reply names as relaxed instead of as held."""
-    gone = set(relaxed)
+    gone = {phrase for label in relaxed for phrase in _alternatives(label)}
     return [r for r in requirements if not {_phrase(r), f"in {r.value}", f"in {r.label}"} & gone]
+
+
+def _alternatives(label: str) -> set[str]:
+    """A relaxed label and each value it names alone: "for kids or baby", "for kids", "for baby"."""
+    lead, _, values = label.partition(" ")
+    return {label, *(f"{lead} {value}" for value in values.split(" or "))}
 
 
 def _held(requirements: Sequence[Requirement], item: str) -> str:

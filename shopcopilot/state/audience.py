@@ -445,6 +445,8 @@ def _note_childs_gender(state: ShoppingState) -> None:
             data["gender"] = gender
         elif gender and toddler and constraint.value in ("girls", "boys"):
             data.update(also="baby", gender=gender)
+        elif toddler and constraint.value == "kids":
+            data["also"] = "baby"  # "my 2 year old": a toddler's things of either gender
         constraint.data = data
 
 
