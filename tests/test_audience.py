@@ -261,3 +261,17 @@ def test_the_understanding_benchmark_reads_who_from_the_state(shop, play):
     got = predicted(state.to_dict(), diffs[-1].to_dict(), NodeResolver([]))
     assert got["recipient"] == {"nephew"} and got["age_group"] == {"kid"}
     assert got["department"] == {"boys"}
+
+
+def test_children_the_shopper_minds_are_not_who_it_is_for(shop, play):
+    for said in (
+        "a stick umbrella for walking the kids to school",
+        "comfy shoes, I teach kindergarten",
+        "sneakers for chasing toddlers around",
+        "a raincoat for the school run with the kids",
+    ):
+        state, _ = play(shop, said)
+        assert not departments(state), said
+    for said in ("pajamas for the kids", "running kids shoes", "a coat for my kids"):
+        state, _ = play(shop, said)
+        assert departments(state) == {"kids": Level.HARD}, said

@@ -361,10 +361,38 @@ def _age_words(message: _Message, data: Cues, taken: list[tuple[int, int]]) -> l
         if width:
             group = data.age_words[message.phrase(index, width)]
             heard = message.heard(index, index + width - 1, group, WORD_CUE)
-            if not any(heard.start < b and a < heard.end for a, b in taken):
+            taken_now = any(heard.start < b and a < heard.end for a, b in taken)
+            if not taken_now and not _minded(message, index, data):
                 found.append(heard)
         index += width or 1
     return found
+
+
+def _minded(message: _Message, index: int, data: Cues) -> bool:
+    """Are the children the age word at `index` names someone the shopper minds ("walking the
+    kids to school", "I teach kindergarten", "herding my toddlers"), not who the item is for?
+    A verb in -ing needs a word skipped between: "running kids shoes" are kids' shoes."""
+    before = index - 1
+    while before >= 0 and message.word(before) in data.minding_the and before > index - 3:
+        before -= 1
+    word = message.word(before) if before >= 0 else ""
+    skipped = before < index - 1
+    return word in data.minding or (skipped and (word in ("have", "has") or _verb_ing(word)))
+
+
+def minded(text: str, start: int) -> bool:
+    """Is the word at character `start` of `text` children the shopper minds ("walking the kids
+    to school"), not who the item is for? (A department word: "kids", "toddler".)"""
+    message = _Message(text)
+    index = next((i for i, w in enumerate(message.words) if w.start <= start < w.end), -1)
+    return index >= 0 and _minded(message, index, cues())
+
+
+def _verb_ing(word: str) -> bool:
+    return word.endswith("ing") and len(word) > 5 and word not in NOT_VERBS
+
+
+NOT_VERBS = frozenset({"something", "anything", "nothing", "everything", "clothing", "matching"})
 
 
 def _age_word_at(message: _Message, index: int, data: Cues) -> int:

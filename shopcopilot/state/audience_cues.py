@@ -64,6 +64,8 @@ class Cues:
     their_events: frozenset[str]  # "my brother's wedding": the brother is no recipient
     not_for: frozenset[str]  # "not for my wife", "with my husband"
     speaking: frozenset[str]  # "my dad swears by them"
+    minding: frozenset[str]  # "walking the kids to school": the kids are no recipient
+    minding_the: frozenset[str]  # ...the words skipped before such a word ("the", "two")
     units: Mapping[str, frozenset[str]]  # years, months, old, ... (see `ages` in the file)
     toddler_sizes: frozenset[str]
     most_years: int
@@ -100,6 +102,8 @@ def load_cues(path: Path) -> Cues:
         their_events=frozenset(read.words(raw, "", "their_events")),
         not_for=frozenset(read.words(raw, "", "not_for")),
         speaking=frozenset(read.words(raw, "", "speaking")),
+        minding=frozenset(read.words(raw, "", "minding")),
+        minding_the=frozenset(read.words(raw, "", "minding_the")),
         units=MappingProxyType({key: frozenset(value) for key, value in units.items()}),
         toddler_sizes=frozenset(read.words(ages, "ages", "toddler_sizes")),
         most_years=read.number(ages, "ages.most_years"),

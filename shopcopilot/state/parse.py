@@ -19,7 +19,7 @@ from ..index.text import STOPWORDS, stem, tokens
 from ..reader.doc import Doc
 from ..reader.model import Reader
 from ..terms import Facet
-from .audience import AudienceReading, read_audience
+from .audience import AudienceReading, minded, read_audience
 from .audience_cues import cues as audience_cues
 from .budget import Budget, cues_an_amount, money_talk, read_numbers
 from .critique import Critique, ShownTalk, read_shown_talk
@@ -302,6 +302,7 @@ def _read_audience(text: str, obs: Observation) -> None:
     """Who the item is for ("for my wife", "my 8 year old son"). The department words in it are
     the audience's to weigh (a wife's department is a guess), and a clause that only says who
     ("something for my wife") is no requirement."""
+    obs.values = [m for m in obs.values if not _minded_children(text, m)]
     reading = obs.audience = read_audience(text, obs.values)
     if reading is None:
         return
@@ -310,6 +311,15 @@ def _read_audience(text: str, obs: Observation) -> None:
     ]
     who = reading.words(text)
     obs.fragments = [f for f in obs.fragments if not _only_who(f, who)]
+
+
+def _minded_children(text: str, mention: Mention) -> bool:
+    """ "kids" of "walking the kids to school": children the shopper minds, no department."""
+    childs = mention.facet == Facet.DEPARTMENT and mention.value in CHILDS
+    return childs and minded(text, mention.start)
+
+
+CHILDS = frozenset({"kids", "boys", "girls", "baby"})
 
 
 def _only_who(fragment: str, who: frozenset[str]) -> bool:
