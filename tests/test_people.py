@@ -8,7 +8,11 @@ import pytest
 
 from shopcopilot.agent import Agent
 from shopcopilot.index.text import ROOT_CATEGORY as TOP
+from shopcopilot.dialogue.wording import question_text
+from shopcopilot.state.model import Constraint, ShoppingState
 from shopcopilot.state.questions import read_question
+from shopcopilot.state.requirements import requirements
+from shopcopilot.terms import Attribute
 from shopcopilot.state.requirements import UnknownFacet
 
 DRESSES = [TOP, "Women", "Clothing", "Dresses"]
@@ -645,3 +649,16 @@ def test_a_toddler_of_either_gender_gets_a_childs_list(person_on, catalog_record
     [result] = _turns(agent, "a dress for my 2 year old")
     assert _first_are(result, "GD", 5)
     assert "kids" in [r["value"] for r in result.response["requirements"]]
+
+
+def test_who_it_is_for_alone_is_one_chip_and_asks_what():
+    """ "something for my kids": the catalog may read "kids" as the item too; it is who."""
+    kids = {"facet": "department", "from": "audience"}
+    state = ShoppingState(
+        constraints=[
+            Constraint(attribute=Attribute.CATEGORY, value="kids", data={"words": {"kid": 1.0}}),
+            Constraint(attribute=Attribute.STYLE, value="kids", data=kids),
+        ]
+    )
+    assert [r.label for r in requirements(state)].count("kids") == 1
+    assert question_text(state, "other", []) == "What are you looking for?"

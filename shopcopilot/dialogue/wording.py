@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..index.categoriser import WHO_WORDS
 from ..state.model import ShoppingState
 from ..terms import Attribute
 
@@ -40,8 +41,10 @@ def question_text(state: ShoppingState, attribute: str | None, options: list[str
     """The one question, with example answers when there are some."""
     if attribute is None:
         return ""
-    if attribute == "other" and not state.active(Attribute.CATEGORY):
-        attribute = "opening"  # "good morning!": there is no item to ask more about yet
+    items = state.active(Attribute.CATEGORY)
+    if attribute == "other" and all(set(c.data.get("words", ())) <= WHO_WORDS for c in items):
+        # "good morning!", "something for my kids": there is no item to ask more about yet
+        attribute = "opening"
     question = QUESTIONS.get(attribute, QUESTIONS["other"])
     if options and attribute not in ("other", "opening"):
         question = question.rstrip("?") + f" (for example: {_join(options)})?"

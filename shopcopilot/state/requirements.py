@@ -102,6 +102,9 @@ def requirements(state: ShoppingState) -> list[Requirement]:
     items = " ".join(r.value.lower() for r in held if r.facet == "item")
     # "running" beside "running shoes" says nothing the item does not.
     held = [r for r in held if not (r.facet == "use" and r.value.lower() in items)]
+    # "something for my kids": the item "kids" is who it is for, said by the department chip.
+    who = {r.value.lower() for r in held if r.facet == "department"}
+    held = [r for r in held if not (r.facet == "item" and r.value.lower() in who)]
     unique = {(r.facet, r.value.lower(), r.negated): r for r in held}
     return sorted(
         unique.values(), key=lambda r: (r.turn, FACETS.index(r.facet) if r.facet in FACETS else 99)
