@@ -7,13 +7,12 @@ from __future__ import annotations
 import pytest
 
 from shopcopilot.agent import Agent
-from shopcopilot.index.text import ROOT_CATEGORY as TOP
 from shopcopilot.dialogue.wording import question_text
+from shopcopilot.index.text import ROOT_CATEGORY as TOP
 from shopcopilot.state.model import Constraint, ShoppingState
 from shopcopilot.state.questions import read_question
-from shopcopilot.state.requirements import requirements
+from shopcopilot.state.requirements import UnknownFacet, requirements
 from shopcopilot.terms import Attribute
-from shopcopilot.state.requirements import UnknownFacet
 
 DRESSES = [TOP, "Women", "Clothing", "Dresses"]
 SHIRTS = [TOP, "Men", "Clothing", "Shirts"]
