@@ -79,32 +79,38 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
     genders = {c.data["gender"] for c in values if c.data.get("gender") in BABY_WORDS}
     if len(genders) == 1:
         out.append(_babys_gender(genders.pop()))
-    if _a_guest_at_a_wedding(state):
-        out.append(_not_a_brides())
+    if not _the_brides(state):
+        out.append(_not_a_brides(_for_a_wedding(state)))
     # A price said as a goal ("around $100") holds too, as a band around it.
     budgets = [c for c in state.active() if c.level in (Level.HARD, Level.GOAL)]
     out += [_budget(c) for c in budgets if c.attribute == Attribute.BUDGET and _limits(c)]
     return out
 
 
-# "A dress for a wedding" is a guest's: a bride's dress only when said to be the bride's.
+# A bride's dress only when said to be the bride's: "a dress for a wedding" is a guest's, and a
+# dress said plainly is an everyday one.
 BRIDES_LEAVES = ("Wedding Dresses",)  # leaf names as the catalog writes them
 BRIDES_WORDS = ("wedding dress", "wedding gown", "bridal", "my wedding", "our wedding",
-                "i'm the bride", "im the bride", "i am the bride", "getting married")  # fmt: skip
+                "i'm the bride", "im the bride", "i am the bride", "i'm getting married",
+                "im getting married", "i am getting married", "we're getting married",
+                "were getting married", "we are getting married")  # fmt: skip
 
 
-def _a_guest_at_a_wedding(state: ShoppingState) -> bool:
-    if not any(c.value == "wedding" for c in state.active(Attribute.USE_CASE)):
-        return False
+def _the_brides(state: ShoppingState) -> bool:
     said = " ".join(turn.user.lower() for turn in state.history)
-    return not any(words in said for words in BRIDES_WORDS)
+    return any(words in said for words in BRIDES_WORDS)
 
 
-def _not_a_brides() -> Requirement:
+def _for_a_wedding(state: ShoppingState) -> bool:
+    return any(c.value == "wedding" for c in state.active(Attribute.USE_CASE))
+
+
+def _not_a_brides(guest: bool) -> Requirement:
     def violated(batch: Batch) -> np.ndarray:
         return batch.code_is("leaf", BRIDES_LEAVES)
 
-    return Requirement("for a guest", "a bride's dress", violated, kind_too=True)
+    label = "for a guest" if guest else "other than a bride's dress"
+    return Requirement(label, "a bride's dress", violated, kind_too=True)
 
 
 # A department on an age assumed ("my son": boys) holds only who it is for: he may be grown.
