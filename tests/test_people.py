@@ -446,6 +446,11 @@ def test_a_dress_for_a_wedding_is_a_guests(person_on, catalog_record):
     assert _ids(guest) and all(a.startswith("GD") for a in _ids(guest))
     [bride] = _turns(agent, "a wedding dress for my wedding in june")
     assert all(a.startswith("WD") for a in _ids(bride)[:5])
+    # A dress said plainly is an everyday one; a friend getting married makes no bride.
+    [plain] = _turns(agent, "a dress")
+    assert _first_are(plain, "GD", 4)
+    [maid] = _turns(agent, "my best friend is getting married, I'm a bridesmaid. need a dress")
+    assert _first_are(maid, "GD", 4)
 
 
 def test_a_cards_reason_reads_as_plain_words(person):
