@@ -89,10 +89,18 @@ DECISIVE = 2.5
 # than a word of the item's name weighs (`RankWeights.category` 6.0), so a product of the kind
 # asked for still comes before one of another kind.
 UNASKED_YOUNG = 2.0
+# How much more a wish counts where a card shows it (title, first features) than in a
+# description alone: beside `RankWeights.fragment_partial` 1.2 for the words anywhere.
+SHOWN_WORDS = 0.6
 FOR_PEOPLE = AgentSettings(
     retrieval=RetrievalSettings(dense_window=50, goal_band=True, item_window=100, item_forms=True),
     ranking=RankWeights(
-        semantic=1.0, hold_hard=True, spread_after=2, kind=KIND_BONUS, unasked_young=UNASKED_YOUNG
+        semantic=1.0,
+        hold_hard=True,
+        spread_after=2,
+        kind=KIND_BONUS,
+        unasked_young=UNASKED_YOUNG,
+        shown_words=SHOWN_WORDS,
     ),
     dialogue=DialogueSettings(narrow=False),
     people=True,

@@ -4,6 +4,7 @@ shown products that stay, marked when new."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from shopcopilot.agent import Agent
@@ -666,3 +667,62 @@ def test_who_it_is_for_alone_is_one_chip_and_asks_what():
     )
     assert [r.label for r in requirements(state)].count("kids") == 1
     assert question_text(state, "other", []) == "What are you looking for?"
+
+
+def test_a_kind_mostly_grown_ups_in_the_catalog_puts_a_childs_after(person_on, catalog_record):
+    """Candidates can be mostly a child's by chance ("15 inch" of kids' sizes); whether the kind
+    is a child's is read from the catalog."""
+    from shopcopilot.rank.evidence import Batch
+    from shopcopilot.rank.rerank import _young
+
+    packs = [TOP, "Luggage & Travel Gear", "Backpacks"]
+    agent = person_on(
+        _kinds(
+            catalog_record,
+            ("KB", "Unisex Kids' Backpack 15 Inch", [*packs, "Kids' Backpacks"], 4),
+            ("DB", "Laptop Backpack", [*packs, "Casual Daypacks"], 12),
+        )
+    )
+    kids = agent.features.rows([f"KB{n}" for n in range(4)] + ["DB0"])
+    batch = Batch(agent.features, kids, set(), ())
+    assert list(_young(batch, np.ones(len(kids)), False, ("backpack",))) == [1, 1, 1, 1, 0]
+
+
+def test_a_wish_counts_more_where_the_card_shows_it(person_on, catalog_record):
+    """ "laptop" in a title or a first feature line is on the card; deep in a description it
+    is not."""
+    from shopcopilot.rank.evidence import Batch, prepare_fragments, shown_coverage
+    from shopcopilot.state.model import Fragment
+
+    packs = [TOP, "Luggage & Travel Gear", "Backpacks", "Casual Daypacks"]
+    features = ["Water resistant", "Two side pockets", "Padded straps", "Zip closure"]
+    shown = {"features": features}
+    agent = person_on(
+        _kinds(
+            catalog_record,
+            (
+                "DS",
+                "Unisex Travel Backpack",
+                packs,
+                2,
+                {"description": ["Fits a laptop."], **shown},
+            ),
+            ("TS", "Unisex Laptop Backpack", packs, 2, {"features": features}),
+            ("FS", "Unisex Day Backpack", packs, 2, {"features": ["Laptop sleeve", *features]}),
+        )
+    )
+    rows = agent.features.rows(["DS0", "TS0", "FS0"])
+    batch = Batch(agent.features, rows, {"laptop"}, ())
+    [probe] = prepare_fragments([Fragment("for my laptop", 1, 0)], batch)
+    wanted = np.ones(len(rows), dtype=bool)
+    assert list(shown_coverage(probe, batch, wanted, ("laptop",))) == [0.0, 1.0, 1.0]
+
+
+def test_a_material_is_listed_in_the_shoppers_words():
+    foam = Constraint(
+        attribute=Attribute.MATERIAL,
+        value="eva foam",
+        text="memory foam",
+        data={"facet": "material"},
+    )
+    assert [r.label for r in requirements(ShoppingState(constraints=[foam]))] == ["memory foam"]

@@ -221,6 +221,11 @@ def test_a_size_said_inside_the_item_is_not_part_of_the_item(lexicon, play):
     assert [c.value for c in state.active("size")] == ["38"]
 
 
+def test_no_preference_on_style_keeps_who_it_is_for(lexicon, play):
+    state, _ = play(lexicon, "mens sneakers", "style I don't care")
+    assert ("department", "men") in values(state)
+
+
 def test_a_narrower_department_said_stays_beside_a_broader_age_word(lexicon, play):
     state, _ = play(lexicon, "girl shoes size 13 little kid")
     assert [c.value for c in state.active("style") if c.data.get("facet") == "department"] == [

@@ -283,6 +283,10 @@ def test_sizes_need_context() -> None:
     assert _found("32W x 30L", "size") == ["32x30"]
     assert _found("a large pocket", "size") == ["L"]  # the shopper's words; derive() is stricter
     assert _found("I am a size", "size") == []
+    # A size at the end of a sentence is a size; a longer decimal is not one cut short.
+    assert _found("size 11. just comfy", "size") == ["11"]
+    assert _found("I'm a size M.", "size") == ["M"]
+    assert _found("size 9.25 shoes", "size") == []
 
 
 def test_letter_size_range_and_departments() -> None:

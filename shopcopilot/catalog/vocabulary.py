@@ -88,7 +88,7 @@ _RUN_TAIL = re.compile(r"_(?<=__)")
 # "sizes?(?![a-z])": the "s" of "sizes" is never read as a size S ("in euro sizes, want ...").
 _SIZE_AFTER_WORD = re.compile(
     r"\b(?:us\s+)?sizes?(?![a-z])\s*[:#]?\s*(?P<first>\d{1,2}(?:\.5)?|"
-    r"[a-z0-9]+)(?P<second>[- ][a-z]+)?(?![\w.])",
+    r"[a-z0-9]+)(?P<second>[- ][a-z]+)?(?!\w|\.\d)",
     re.IGNORECASE,
 )
 _WAIST_BY_INSEAM = re.compile(

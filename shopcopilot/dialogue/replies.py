@@ -123,13 +123,16 @@ def _alternatives(label: str) -> set[str]:
     return {label, *(f"{lead} {value}" for value in values.split(" or "))}
 
 
+WORN_IN = ("color", "material")  # "in blue", "in leather"
+
+
 def _held(requirements: Sequence[Requirement], item: str) -> str:
     ranked = sorted(
         (r for r in requirements if r.facet in HOLDS_FIRST or r.negated),
         key=lambda r: HOLDS_FIRST.index(r.facet) if r.facet in HOLDS_FIRST else len(HOLDS_FIRST),
     )
     said = [r for r in ranked if r.value.lower() not in item.lower()]  # "black" of "black boots"
-    labels = [f"in {r.label}" if r.facet == "color" and not r.negated else _phrase(r) for r in said]
+    labels = [f"in {r.label}" if r.facet in WORN_IN and not r.negated else _phrase(r) for r in said]
     return _join(labels[:HELD_SHOWN])
 
 

@@ -137,6 +137,29 @@ def exact_phrase(probe: FragmentProbe, batch: Batch) -> np.ndarray:
     return out
 
 
+def shown_coverage(
+    probe: FragmentProbe, batch: Batch, wanted: np.ndarray, words: tuple[str, ...]
+) -> np.ndarray:
+    """Per `wanted` candidate: the share of the wish's `words` (stems) its card shows, in its
+    title or first feature lines ("Laptop Backpack" shows the laptop; a description deep down
+    does not)."""
+    out = np.zeros(len(batch))
+    features = batch.features
+    weights = {w: probe.weights[w] for w in words if w in probe.weights}
+    for word, weight in weights.items():
+        positions = np.flatnonzero(wanted & batch.has[word])
+        if not len(positions):
+            continue
+        rows = batch.rows[positions]
+        key = f" {word}".encode("ascii", "replace")
+        found = np.asarray(features.find(key, rows), dtype=np.int64)
+        ends = np.asarray(features.find(b" | ", rows), dtype=np.int64)
+        titled = (found >= 0) & ((found < ends) | (ends < 0))
+        led = np.asarray(features.find(key, rows, lead=True), dtype=np.int64) >= 0
+        out[positions] += weight * (titled | led)
+    return out / (sum(weights.values()) or 1.0)
+
+
 def prominence(probe: FragmentProbe, batch: Batch, exact: np.ndarray) -> np.ndarray:
     """Per candidate quoting the fragment: 1.0 when it is the product's first feature line,
     less further down, 0 if not among the lead lines."""

@@ -71,7 +71,7 @@ def hard_requirements(state: ShoppingState) -> list[Requirement]:
         wanted = [v for c in held for v in _held_values(c)]
         if wanted:
             requirement = _values(facet, tuple(dict.fromkeys(wanted)), _grown_up(state))
-            out.append(_with_shades(requirement, held) if facet == "color" else requirement)
+            out.append(_with_shades(requirement, held) if facet in SHADED else requirement)
     styles = {c.value for c in values if c.data.get("facet") == "style"}
     for group in EXCLUSIVE:
         if wanted_styles := tuple(v for v in group if v in styles):
@@ -266,7 +266,7 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
                 out |= (
                     ~filed & _titled_any(batch, GROWN_UP_WORDS) & ~_titled_any(batch, CHILD_WORDS)
                 )
-                out &= ~_unisex_childs(batch)
+                out &= ~unisex_childs(batch)
             return out
         if facet == "brand":
             return ~brands_of(batch, wanted)
@@ -276,7 +276,7 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
 
     def filed(batch: Batch) -> np.ndarray:
         accepted = {d for value in wanted for d in accepted_departments(value)}
-        return batch.code_is("department", accepted) | (young and _unisex_childs(batch))
+        return batch.code_is("department", accepted) | (young and unisex_childs(batch))
 
     named = facet in _NAMED
     return Requirement(
@@ -293,17 +293,18 @@ def _values(facet: str, wanted: tuple[str, ...], grown_up: bool = False) -> Requ
 
 
 SHADE_WORDS = 2  # "navy", "rose gold": a shade is a word or two
+SHADED = ("color", "material")  # "memory foam" is a shade of the material searched (eva foam)
 
 
-def _with_shades(requirement: Requirement, colours: list[Constraint]) -> Requirement:
-    """The colour requirement, with the shades said in other words than the colour searched
-    ("navy", searched as blue): products naming the shade come before those naming only the
-    colour, so "navy" shows navy blue before sky blue."""
+def _with_shades(requirement: Requirement, held: list[Constraint]) -> Requirement:
+    """The colour (or material) requirement, with the shades said in other words than the value
+    searched ("navy", searched as blue; "memory foam", as eva foam): products naming the shade
+    come before those naming only the value, so "navy" shows navy blue before sky blue."""
     shades = []
-    for colour in colours:
-        own = set(value_words(colour.value))
-        words = tuple(stem(w) for w in colour.text.lower().split() if stem(w) not in own)
-        if words and len(colour.text.split()) <= SHADE_WORDS:
+    for said in held:
+        own = set(value_words(said.value))
+        words = tuple(stem(w) for w in said.text.lower().split() if stem(w) not in own)
+        if words and len(said.text.split()) <= SHADE_WORDS:
             shades.append(words)
     if not shades:
         return requirement
@@ -318,7 +319,7 @@ def _with_shades(requirement: Requirement, colours: list[Constraint]) -> Require
     return replace(requirement, stems=stems, shade=shade)
 
 
-def _unisex_childs(batch: Batch) -> np.ndarray:
+def unisex_childs(batch: Batch) -> np.ndarray:
     """Per candidate: is it filed unisex under a child's kind by name ("Kids' Backpacks")? Such
     a product is a child's, whatever child."""
     return batch.code_is("department", ("unisex",)) & batch.code_is("leaf", _childs(batch))

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..index.features import FeatureStore
-from ..index.text import stem
+from ..index.text import stem, tokens
+from ..retrieve.facts import rows_holding
 from ..state.critique import CUES
 from ..state.model import Constraint, ShoppingState
+from ..state.requirements import requirements as chips
 from ..terms import Attribute, Level
 from .evidence import (
     Batch,
@@ -33,9 +35,10 @@ from .evidence import (
     prepare_fragments,
     prominence,
     rejection_check,
+    shown_coverage,
     value_check,
 )
-from .hard import Requirement, hard_requirements, hold
+from .hard import Requirement, hard_requirements, hold, unisex_childs
 from .spread import anchor_of, blank_streak, picked, spread_order
 
 LEVEL_WEIGHT = {Level.HARD: 1.0, Level.GOAL: 0.8, Level.SOFT: 0.6}
@@ -87,6 +90,9 @@ class RankWeights:
     # department come after a grown-up's of the same kind ("sandals": no boys' first), unless
     # the kind is mostly a child's ("onesie"). 0: off.
     unasked_young: float = 0.0
+    # A person's list: a wish in free words counts this much more where the product's card shows
+    # it (its title or first feature lines) than where only its description says it. 0: off.
+    shown_words: float = 0.0
 
 
 @dataclass(slots=True)
@@ -259,7 +265,8 @@ def rerank(
         )
     young = np.zeros(len(rows))
     if weights.unasked_young and _nobody_said(state):
-        young = _young(batch, columns.parts["category"], _for_grown_ups(state))
+        item = tuple(word for word, _ in needs.categories[-1].words) if needs.categories else ()
+        young = _young(batch, columns.parts["category"], _for_grown_ups(state), item)
         columns.parts["category"] = columns.parts["category"] - weights.unasked_young * young
     eligible = np.arange(len(rows))
     if exclude:
@@ -272,7 +279,8 @@ def rerank(
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
         tier = tier + LIKE_FIRST * _like_the_anchor(needs.critique.anchor, batch)
         tier = tier - YOUNG_AFTER * young.astype(np.int64)
-    add_prominence(columns, probes, batch, weights, eligible, limit)
+    wishes = _wishes(state) if weights.shown_words else {}
+    add_prominence(columns, probes, batch, weights, eligible, limit, wishes)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
     if weights.hold_hard:
         ranking.naming = _naming([r for r in hard if r not in relaxed], batch, ranking)
@@ -281,6 +289,16 @@ def rerank(
         ranking[:] = [ranking[i] for i in order]
         ranking.spread = True
     return ranking.explain(explain_top)
+
+
+def _wishes(state: ShoppingState) -> dict[str, tuple[str, ...]]:
+    """Each wish in free words, as its chip shows it (the stems of "hood" of "one with a hood
+    would be good")."""
+    return {
+        r.value: tuple(stem(t) for t in tokens(r.label))
+        for r in chips(state)
+        if r.facet == "feature" and not r.negated
+    }
 
 
 # The facets whose values a listing may simply not state ("brown" of boots naming no colour).
@@ -348,14 +366,43 @@ def _for_grown_ups(state: ShoppingState) -> bool:
     return any(c.value in GROWN_UP_USES for c in state.active(Attribute.USE_CASE))
 
 
-def _young(batch: Batch, category: np.ndarray, grown: bool = False) -> np.ndarray:
-    """1.0 for each candidate filed under a child's department, when the kind asked for is
-    mostly a grown-up's or its use is (all 0 when it is mostly a child's)."""
-    young = batch.code_is("department", YOUNG_DEPARTMENTS)
+def _young(
+    batch: Batch, category: np.ndarray, grown: bool = False, item: tuple[str, ...] = ()
+) -> np.ndarray:
+    """1.0 for each candidate filed under a child's department or kind ("Kids' Backpacks"), when
+    the kind asked for is mostly a grown-up's or its use is (all 0 when it is mostly a child's:
+    "onesie"). Mostly a child's in the catalog, when the item's words are filed there: the
+    candidates a search found can be mostly a child's by chance ("15 inch" of kids' sizes)."""
+    young = batch.code_is("department", YOUNG_DEPARTMENTS) | unisex_childs(batch)
     if grown or not len(category):
         return young.astype(float)
-    best = category >= 0.8 * category.max() if category.max() > 0 else np.ones(len(young), bool)
-    return young.astype(float) if young[best].mean() < MOSTLY_YOUNG else np.zeros(len(young))
+    share = _young_share(batch.features, item)
+    if share is None:
+        best = category >= 0.8 * category.max() if category.max() > 0 else np.ones(len(young), bool)
+        share = float(young[best].mean())
+    return young.astype(float) if share < MOSTLY_YOUNG else np.zeros(len(young))
+
+
+_YOUNG_SHARES: dict[tuple[int, tuple[str, ...]], tuple[object, float | None]] = {}
+YOUNG_SHARES_KEPT = 4096  # items remembered, then forgotten all at once
+
+
+def _young_share(features: FeatureStore, item: tuple[str, ...]) -> float | None:
+    """The share of the catalog's products filed under all the item's words that are a child's;
+    None when none are (remembered per feature store and item)."""
+    key = (id(features), item)
+    held = _YOUNG_SHARES.get(key)
+    if held is None or held[0] is not features:
+        rows = rows_holding(features, [("category_stems", w) for w in item]) if item else None
+        share = None
+        if rows is not None and len(rows):
+            whole = Batch(features, rows, set(), ())
+            young = whole.code_is("department", YOUNG_DEPARTMENTS) | unisex_childs(whole)
+            share = float(young.mean())
+        if len(_YOUNG_SHARES) >= YOUNG_SHARES_KEPT:
+            _YOUNG_SHARES.clear()
+        held = _YOUNG_SHARES[key] = (features, share)
+    return held[1]
 
 
 def score_columns(
@@ -436,12 +483,21 @@ def critique_column(
 
 
 def add_prominence(
-    columns: Columns, probes, batch: Batch, w: RankWeights, eligible: np.ndarray, limit: int | None
+    columns: Columns,
+    probes,
+    batch: Batch,
+    w: RankWeights,
+    eligible: np.ndarray,
+    limit: int | None,
+    wishes: dict[str, tuple[str, ...]] | None = None,
 ) -> None:
-    """Add where each quoted requirement sits among the product's lead lines. It moves a score by
-    at most `w.prominence` per requirement, so it is only worked out for products that could
-    still reach the best `limit` (the slow part is a text search per product)."""
-    if not probes or not w.prominence or limit == 0:
+    """Add where each quoted requirement sits among the product's lead lines, and (`wishes`:
+    fragment -> the stems its chip shows) whether its card shows the wish. It moves a score by
+    at most `w.prominence` + `w.shown_words` per requirement, so it is only worked out for
+    products that could still reach the best `limit` (the slow part is a text search per
+    product)."""
+    wishes = wishes or {}
+    if not probes or not (w.prominence or w.shown_words) or limit == 0:
         return
     needed = np.zeros(len(batch), dtype=bool)
     if limit is None or limit >= len(eligible):
@@ -449,9 +505,14 @@ def add_prominence(
     else:
         total = columns.total[eligible]
         threshold = np.partition(total, len(total) - limit)[len(total) - limit]  # the limit-th best
-        needed[eligible[total + w.prominence * len(probes) >= threshold]] = True
+        most = (w.prominence + w.shown_words) * len(probes)
+        needed[eligible[total + most >= threshold]] = True
     for probe, exact in zip(probes, columns.exact, strict=True):
         columns.parts["fragments"] += w.prominence * prominence(probe, batch, exact & needed)
+        if words := wishes.get(probe.text):
+            strength = LEVEL_WEIGHT.get(probe.level, 0.6)
+            shown = shown_coverage(probe, batch, needed, words)
+            columns.parts["fragments"] += w.shown_words * strength * shown
 
 
 def _ranked(

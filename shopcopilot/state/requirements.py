@@ -142,8 +142,9 @@ def _from_constraint(constraint: Constraint) -> Requirement:
         target = constraint.data.get("target")
         return Requirement(facet, value, _budget_label(low, high, target), False, turn, low, high)
     label = f"size {value}" if facet == "size" else value
-    if facet == "color" and _shade_said(constraint.text, value):
-        label = constraint.text.lower()  # "navy" (searched as blue), "nude", "rose gold"
+    if facet in ("color", "material") and _shade_said(constraint.text, value):
+        # "navy" (searched as blue), "rose gold"; "memory foam" (searched as eva foam)
+        label = constraint.text.lower()
     return Requirement(facet, value, label, False, turn)
 
 

@@ -488,7 +488,9 @@ def _apply_no_preference(state: ShoppingState, obs: Observation, diff: StateDiff
             state.unconstrained.append(attribute)
             diff.unconstrained.append(attribute)
         for constraint in state.active(attribute):
-            constraint.status = Status.UNCONSTRAINED
+            # "style, I don't care" leaves who it is for ("men's slippers") as said.
+            if constraint.data.get("facet") != Facet.DEPARTMENT:
+                constraint.status = Status.UNCONSTRAINED
 
 
 def _archive_volunteered_fragments(state: ShoppingState, diff: StateDiff) -> None:
