@@ -7,6 +7,7 @@ import pytest
 from shopcopilot.state import Lexicon, ShoppingState
 from shopcopilot.state.budget import parse_budget
 from shopcopilot.state.parse import parse_message
+from shopcopilot.state.requirements import requirements
 
 # `lexicon` (a few category paths, brands Nike and Cherokee), `make_lexicon` (those paths and
 # more) and `play` (messages played into a fresh state) come from conftest.py.
@@ -1018,3 +1019,15 @@ def test_no_then_a_correction_asks_for_what_follows(lexicon):
     obs = parse_message("a gold chain, no actually silver, sorry", lexicon, None, True)
     assert [m.value for m in obs.values if m.facet == "color"] == ["silver"]
     assert not obs.negated
+
+
+def test_a_verb_and_its_particle_turned_down_are_one_thing(lexicon, play):
+    for said in ("leggings that aren't see through", "leggings, not see-through"):
+        state, _ = play(lexicon, said)
+        assert [r.value for r in state.rejected] == ["see through"], said
+
+
+def test_a_word_of_a_cue_may_be_a_wish(lexicon, play):
+    """ "sensitive" is a cue's word ("sensitive to wool"), and a wish in "for sensitive ears"."""
+    state, _ = play(lexicon, "earrings for sensitive ears")
+    assert any("sensitive" in r.label for r in requirements(state) if r.facet == "feature")

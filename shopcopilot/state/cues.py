@@ -64,6 +64,7 @@ FRAME_LISTS = ("item_frames", "from_to_frames")
 WORD_LISTS = (
     "chatter",
     "not_wishes",
+    "wishes_too",
     "phrase_stop",
     "not_a_thing",
     "opinions",

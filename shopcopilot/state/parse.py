@@ -713,10 +713,12 @@ def _compound(phrase: str) -> str:
     if len(words) < 2 or not all(w.isalpha() for w in words):
         return ""
     first, last = words
-    if first in _DEGREE or first in _PHRASE_STOP or not content_word(first):
+    if first in _DEGREE or first in _PHRASE_STOP:
         return ""
-    if last in _PARTICLES:
-        return f"{first} {last}"
+    if last in _PARTICLES and len(first) > 2:
+        return f"{first} {last}"  # "see through", though "see" alone is chat
+    if not content_word(first):
+        return ""
     return "" if _says_nothing(last) else f"{first} {last}"
 
 
@@ -725,7 +727,8 @@ def _says_nothing(word: str) -> bool:
 
 
 _DEGREE = CONVERSATION.words["degree_words"]
-_PARTICLES = frozenset({"up", "on", "off", "out", "down"})  # "push up", "slip on"
+# "push up", "slip on", "see through": a verb and its particle name a thing
+_PARTICLES = frozenset({"up", "on", "off", "out", "down", "through"})
 
 
 def _head_word(phrase: str) -> str:
@@ -872,7 +875,10 @@ def _spread(words: list[str]) -> str:
 
 
 # Words that carry no wish about the product: money, cue words, "to be exact", "closure".
-NOT_A_WISH = money_talk() | CONVERSATION.vocabulary() | CONVERSATION.words["not_wishes"]
+# A cue's word may be a wish too ("allergic to", "sensitive ears").
+NOT_A_WISH = (
+    money_talk() | CONVERSATION.vocabulary() | CONVERSATION.words["not_wishes"]
+) - CONVERSATION.words["wishes_too"]
 
 
 def _only_rejected(fragment: str, obs: Observation) -> bool:
