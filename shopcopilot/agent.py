@@ -18,7 +18,16 @@ import numpy as np
 from .dialogue import DialogueSettings, decide
 from .dialogue.answers import Answer, answer, short
 from .dialogue.examples import starters
-from .dialogue.replies import change_lead, plural, say, taken_back, unmet, unrelaxed, unsaid
+from .dialogue.replies import (
+    change_lead,
+    plural,
+    say,
+    spoken,
+    taken_back,
+    unmet,
+    unrelaxed,
+    unsaid,
+)
 from .dialogue.wording import question_text, relaxed_text
 from .index.catalog_index import CatalogIndex, open_index
 from .index.categoriser import WHO_WORDS, load_or_train
@@ -377,11 +386,11 @@ class Agent:
             said, _, who = talk.nearest
             lead = f"{say('nearest_kind', state.turn, item=said, who=who)} {lead}"
         if talk.dropped is not None:
-            labels = ", ".join(r.label for r in talk.dropped)
+            labels = ", ".join(spoken(r) for r in talk.dropped)
             said = say("dropped", state.turn, dropped=labels) if labels else ""
             lead = (said or say("none_held", state.turn, dropped="such requirement")) + " " + lead
         elif not new_item and (gone := taken_back(earlier, requirements(state))):
-            lead = say("dropped", state.turn, dropped=", ".join(r.label for r in gone)) + " " + lead
+            lead = say("dropped", state.turn, dropped=", ".join(map(spoken, gone))) + " " + lead
         liked = [c for c in diff.critiques if c["kind"] == "more_like" and c["positions"]]
         if liked:
             lead = f"{say('more_like', state.turn, position=liked[-1]['positions'][0])} {lead}"

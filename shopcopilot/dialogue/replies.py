@@ -102,6 +102,20 @@ def _first_item(added: Sequence[Requirement], before: Sequence[Requirement]) -> 
     return any(r.facet == "item" for r in added) and not any(r.facet == "item" for r in before)
 
 
+def spoken(requirement: Requirement) -> str:
+    """A requirement as a sentence names it: "the $80 limit" (its chip says "≤ $80")."""
+    if requirement.facet != "budget":
+        return requirement.label
+    low, high = requirement.low, requirement.high
+    if low is not None and high is not None:
+        return f"the ${low:g}–${high:g} range"
+    if high is not None:
+        return f"the ${high:g} limit"
+    if low is not None:
+        return f"the ${low:g} minimum"
+    return f"the budget of {requirement.label}"
+
+
 def taken_back(before: Sequence[Requirement], now: Sequence[Requirement]) -> list[Requirement]:
     """What the shopper's message took back ("forget brown", "any size is fine"): a requirement
     held before with nothing of its facet held now (a new value replaces, it takes nothing
