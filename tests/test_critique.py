@@ -399,6 +399,19 @@ def test_something_cheaper_than_those_is_under_the_lowest_shown_price(lexicon):
     assert diffs[-1].critiques[0]["positions"] == [1, 2, 3]
 
 
+def test_something_cheaper_of_a_persons_long_list_is_under_its_middle_price(lexicon):
+    """An $8 wallet among $40 ones: "under $8" would leave nothing to show."""
+    prices = (8.0, 35.0, 39.0, 42.0, 45.0, 50.0)
+    shown = [
+        Shown(n, f"L{n}", price, None, (), (), (), "Wallets", frozenset())
+        for n, price in enumerate(prices, 1)
+    ]
+    state = ShoppingState()
+    for turn, message in enumerate(("I need a wallet", "something cheaper"), start=1):
+        state, _ = update(state, message, lexicon, turn, shown if turn > 1 else (), people=True)
+    assert [c.data["max"] for c in state.active("budget")] == [39.0]
+
+
 def test_a_number_pick_that_looks_good_is_a_pick():
     reading = read("#2 looks good")
     assert [(c.kind, c.positions) for c in reading.critiques] == [("pick", (2,))]

@@ -1031,3 +1031,13 @@ def test_a_word_of_a_cue_may_be_a_wish(lexicon, play):
     """ "sensitive" is a cue's word ("sensitive to wool"), and a wish in "for sensitive ears"."""
     state, _ = play(lexicon, "earrings for sensitive ears")
     assert any("sensitive" in r.label for r in requirements(state) if r.facet == "feature")
+
+
+def test_a_number_worn_is_a_size(lexicon, play):
+    for said, size in (
+        ("she wears an 8", "8"),
+        ("he wears a 10.5", "10.5"),
+        ("I wear an 11", "11"),
+    ):
+        state, _ = play(lexicon, "running shoes", said)
+        assert [c.value for c in state.active("size")] == [size], said

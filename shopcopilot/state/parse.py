@@ -112,6 +112,7 @@ class Observation:
     item_node: str | None = None  # the learned reader's catalog node for the item
     item_p: float = 0.0
     doc: Doc | None = None  # the learned reader's spans over `text`
+    people: bool = False  # read for a person (FOR_PEOPLE), not the benchmark
 
 
 def parse_message(
@@ -165,6 +166,7 @@ def parse_message(
         if word and word not in _NOT_A_THING and word not in _OPINIONS
     ]
     obs.negated_words = _negated_free_words(text, lexicon, obs.shown_kinds)
+    obs.people = people
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs, people)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)

@@ -658,6 +658,9 @@ def _stated_amounts(
 Effect = tuple[str, dict]
 
 
+FEW_SHOWN = 3  # a list this short is read against its cheapest (or dearest) product
+
+
 def _price_budget(
     state: ShoppingState, obs: Observation, critique: Critique, products: list[Shown], shown, diff
 ) -> Effect:
@@ -674,6 +677,10 @@ def _price_budget(
         return "", {}
     cheaper = critique.kind == "cheaper"
     price = min(prices) if cheaper else max(prices)
+    if obs.people and not critique.pointed and len(prices) > FEW_SHOWN:
+        # "something cheaper" of a person's list of ten: cheaper than its middle, not than its
+        # cheapest (an $8 watch among $40 ones would leave nothing to show).
+        price = sorted(prices)[(len(prices) - 1) // 2 if cheaper else len(prices) // 2]
     # "cheaper, under $30" states a budget; "the keyocean one, that's 29" names a price
     if obs.budget and (not critique.pointed or _stated_amounts(obs, products, shown)):
         return f"kept the budget you stated ({obs.budget.describe()})", {}
