@@ -726,3 +726,9 @@ def test_a_material_is_listed_in_the_shoppers_words():
         data={"facet": "material"},
     )
     assert [r.label for r in requirements(ShoppingState(constraints=[foam]))] == ["memory foam"]
+
+
+def test_a_cue_word_said_as_a_wish_is_listed(person):
+    """ "long" is a word of the cue "as long as", and a wish in "a dress, long"."""
+    [result] = _turns(person, "a dress for me, long, not red")
+    assert "long" in [r["label"] for r in result.response["requirements"]]
