@@ -732,3 +732,12 @@ def test_a_cue_word_said_as_a_wish_is_listed(person):
     """ "long" is a word of the cue "as long as", and a wish in "a dress, long"."""
     [result] = _turns(person, "a dress for me, long, not red")
     assert "long" in [r["label"] for r in result.response["requirements"]]
+
+
+def test_cheap_said_without_an_amount_puts_the_cheaper_first(person):
+    [result] = _turns(person, "a cheap dress for me")
+    prices = [_price(person, a) for a in _ids(result) if a.startswith("DR")]
+    assert prices == sorted(prices) and len(prices) > 3
+    assert "low price" in [r["label"] for r in result.response["requirements"]]
+    [looks] = _turns(person, "a dress that doesn't look cheap", session="l")
+    assert "low price" not in [r["label"] for r in looks.response["requirements"]]

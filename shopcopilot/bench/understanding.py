@@ -189,6 +189,8 @@ def predicted(
             out["item"].add(_norm(item_node(c["data"], nodes) or c["value"]))
         elif facet == "department":
             out["department"].add(value)
+        elif facet == "budget" and c["data"].get("lean"):
+            continue  # "cheap": the cheaper first, no amount (the corpus: not a budget)
         elif facet == "budget":
             out["budget"].add(
                 _budget(c["data"].get("min"), c["data"].get("max"), c["data"].get("target"))

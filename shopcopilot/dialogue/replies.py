@@ -113,6 +113,8 @@ def spoken(requirement: Requirement) -> str:
         return f"the ${high:g} limit"
     if low is not None:
         return f"the ${low:g} minimum"
+    if requirement.value == LEAN_LOW:
+        return "the low-price preference"
     return f"the budget of {requirement.label}"
 
 
@@ -138,6 +140,7 @@ def _alternatives(label: str) -> set[str]:
 
 
 WORN_IN = ("color", "material")  # "in blue", "in leather"
+LEAN_LOW = "low price"  # the value of a budget that only leans low (state/update.py)
 
 
 def _held(requirements: Sequence[Requirement], item: str) -> str:
@@ -154,6 +157,8 @@ def _phrase(requirement: Requirement) -> str:
     if requirement.negated:
         return requirement.label
     if requirement.facet == "budget":
+        if requirement.low is None and requirement.high is None and requirement.value == LEAN_LOW:
+            return "at low prices"  # "cheap": no limit said
         label = requirement.label
         return label.replace("≤ ", "under ").replace("≥ ", "over ")
     if requirement.facet == "department":

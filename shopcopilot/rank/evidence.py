@@ -414,6 +414,12 @@ def brands_of(batch: Batch, brands: Iterable[str]) -> np.ndarray:
 def budget_match(constraint: Constraint, batch: Batch) -> np.ndarray:
     price = batch.features.price[batch.rows]
     known = ~np.isnan(price)
+    if constraint.data.get("lean") == "low":
+        # "cheap": 1 for the cheapest candidate, 0 for the dearest, by rank (no limit said)
+        order = np.argsort(np.where(known, price, np.inf), kind="stable")
+        rank = np.empty(len(batch))
+        rank[order] = np.arange(len(batch))
+        return np.where(known, 1.0 - rank / max(int(known.sum()) - 1, 1), 0.0)
     low, high, target = (
         constraint.data.get("min"),
         constraint.data.get("max"),

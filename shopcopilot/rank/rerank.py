@@ -606,6 +606,8 @@ def _as_said(constraint: Constraint) -> str:
 
 
 def _budget_said(constraint: Constraint) -> str:
+    if constraint.data.get("lean") == "low":
+        return "among the cheapest here"
     low, high = constraint.data.get("min"), constraint.data.get("max")
     if low is not None and high is not None:
         return f"within ${low:g}-${high:g}"

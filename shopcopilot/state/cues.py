@@ -65,6 +65,8 @@ WORD_LISTS = (
     "chatter",
     "not_wishes",
     "wishes_too",
+    "cheap_words",
+    "cheap_turned_down",
     "phrase_stop",
     "not_a_thing",
     "opinions",

@@ -113,6 +113,7 @@ class Observation:
     item_p: float = 0.0
     doc: Doc | None = None  # the learned reader's spans over `text`
     people: bool = False  # read for a person (FOR_PEOPLE), not the benchmark
+    cheap: str = ""  # "cheap sunglasses": the words that lean the price low, no amount said
 
 
 def parse_message(
@@ -167,6 +168,7 @@ def parse_message(
     ]
     obs.negated_words = _negated_free_words(text, lexicon, obs.shown_kinds)
     obs.people = people
+    obs.cheap = _cheap(text) if people else ""
     _read_pieces(text, original, lexicon, first_turn, last_question, current_item, obs, people)
     obs.shown_talk = read_shown_talk(text[: _requirement_list_start(text)])  # not quotes
     _read_audience(text, obs)
@@ -1111,6 +1113,19 @@ _NEGATED_TAIL = re.compile(rf"(?:{_cue('negators')}|{_cue('contrast_negators')})
 
 
 _CHATTER = STOPWORDS | CONVERSATION.words["chatter"]
+
+
+def _cheap(text: str) -> str:
+    """The words asking for a low price without an amount ("cheap", "nothing too expensive"),
+    unless the cheapness is turned down ("nothing that looks cheap", "not cheap looking")."""
+    said = f" {' '.join(tokens(text))} "
+    if any(f" {' '.join(tokens(words))} " in said for words in _CHEAP_TURNED_DOWN):
+        return ""
+    return next((w for w in _CHEAP if f" {' '.join(tokens(w))} " in said), "")
+
+
+_CHEAP = sorted(CONVERSATION.words["cheap_words"], key=len, reverse=True)
+_CHEAP_TURNED_DOWN = CONVERSATION.words["cheap_turned_down"]
 
 
 def content_word(word: str) -> bool:

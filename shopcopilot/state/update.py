@@ -457,10 +457,13 @@ BUDGET_SLOTS = (("max", "max_price"), ("target", "target"), ("min", "min_price")
 
 def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
     if not obs.budget:
+        if obs.cheap and not state.active(Attribute.BUDGET):
+            _lean_low(state, obs.cheap, diff)
         return
     for old in state.active(Attribute.BUDGET):
         old.status = Status.REPLACED
-        diff.replaced.append(old.described())
+        if not old.data.get("lean"):  # "cheap", then "under 20": said more exactly, not changed
+            diff.replaced.append(old.described())
     budget = obs.budget
     constraint = Constraint(
         attribute=Attribute.BUDGET,
@@ -477,6 +480,22 @@ def _apply_budget(state: ShoppingState, obs: Observation, diff: StateDiff) -> No
             "target": budget.target,
             "currency": budget.currency,  # applied to dollar prices as is (see Budget.describe)
         },
+    )
+    state.constraints.append(constraint)
+    diff.added.append(constraint.described())
+
+
+def _lean_low(state: ShoppingState, said: str, diff: StateDiff) -> None:
+    """ "cheap sunglasses": no limit, but the cheaper ones first (rank/evidence.py)."""
+    constraint = Constraint(
+        attribute=Attribute.BUDGET,
+        value="low price",
+        level=Level.SOFT,
+        source_turn=state.turn,
+        confidence=0.7,
+        epoch=state.epoch,
+        text=said,
+        data={"facet": Facet.BUDGET, "lean": "low"},
     )
     state.constraints.append(constraint)
     diff.added.append(constraint.described())
