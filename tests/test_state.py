@@ -1041,3 +1041,12 @@ def test_a_number_worn_is_a_size(lexicon, play):
     ):
         state, _ = play(lexicon, "running shoes", said)
         assert [c.value for c in state.active("size")] == [size], said
+
+
+def test_a_texted_for_is_for():
+    from shopcopilot.state.parse import _untexted
+
+    assert _untexted("need black heels 4 a wedding") == "need black heels for a wedding"
+    assert _untexted("a gift 4 my bf") == "a gift for my bf"
+    for kept in ("size 4 a dress", "a 4 pack of socks", "under 4 a pair"):
+        assert _untexted(kept) == kept

@@ -67,6 +67,8 @@ WORD_LISTS = (
     "wishes_too",
     "cheap_words",
     "cheap_turned_down",
+    "texted_for_before",
+    "counted_before",
     "phrase_stop",
     "not_a_thing",
     "opinions",

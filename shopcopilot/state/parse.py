@@ -136,7 +136,7 @@ def parse_message(
     original = message.strip()
     # "no show socks" names socks: joined, the words read as one name and no negator.
     text = _NAMED_WITH_A_NEGATOR.sub(
-        lambda m: "-".join(m.group().split()), lexicon.fix_spelling(original)
+        lambda m: "-".join(m.group().split()), _untexted(lexicon.fix_spelling(original))
     )
     obs.text = text
     obs.override = bool(_OVERRIDE.search(text))
@@ -1113,6 +1113,22 @@ _NEGATED_TAIL = re.compile(rf"(?:{_cue('negators')}|{_cue('contrast_negators')})
 
 
 _CHATTER = STOPWORDS | CONVERSATION.words["chatter"]
+
+
+def _untexted(text: str) -> str:
+    """ "a gift 4 my bf", "heels 4 a wedding": a "4" between a word and one that starts a phrase
+    is "for" (not "size 4", "4 pack")."""
+    words = text.split(" ")
+    for at in range(1, len(words) - 1):
+        before, after = words[at - 1].lower(), words[at + 1].lower()
+        if words[at] == "4" and after in _TEXTED_FOR_BEFORE and before.isalpha():
+            if before not in _COUNTED_BEFORE:
+                words[at] = "for"
+    return " ".join(words)
+
+
+_TEXTED_FOR_BEFORE = frozenset(CONVERSATION.words["texted_for_before"])
+_COUNTED_BEFORE = frozenset(CONVERSATION.words["counted_before"])
 
 
 def _cheap(text: str) -> str:
