@@ -1121,9 +1121,9 @@ def _untexted(text: str) -> str:
     words = text.split(" ")
     for at in range(1, len(words) - 1):
         before, after = words[at - 1].lower(), words[at + 1].lower()
-        if words[at] == "4" and after in _TEXTED_FOR_BEFORE and before.isalpha():
-            if before not in _COUNTED_BEFORE:
-                words[at] = "for"
+        counted = not before.isalpha() or before in _COUNTED_BEFORE
+        if words[at] == "4" and after in _TEXTED_FOR_BEFORE and not counted:
+            words[at] = "for"
     return " ".join(words)
 
 
