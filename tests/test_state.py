@@ -1050,3 +1050,9 @@ def test_a_texted_for_is_for():
     assert _untexted("a gift 4 my bf") == "a gift for my bf"
     for kept in ("size 4 a dress", "a 4 pack of socks", "under 4 a pair"):
         assert _untexted(kept) == kept
+
+
+def test_a_later_long_clause_that_asks_for_something_is_a_wish(lexicon):
+    message = "my feet hurt in my running shoes, need something really cushioned for all day"
+    obs = parse_message(message, lexicon, None, True, people=True)
+    assert any("cushioned" in f for f in obs.fragments)

@@ -809,8 +809,9 @@ def _besides_the_item(
     # ("fishnet stockings": fishnet).
     before = _adjoining_wish(body[: said.start()], lexicon, rejected)
     own, *more = body[said.end() :].split(",")
-    # A later clause is a wish when it is short ("gloves, touchscreen"); a long one is talk.
-    more = [part for part in more if len(part.split()) <= SHORT_CLAUSE]
+    # A later clause is a wish when it is short ("gloves, touchscreen") or asks for something
+    # ("..., need something really cushioned"); another long one is talk.
+    more = [p for p in more if len(p.split()) <= SHORT_CLAUSE or _SEEKING.match(p.strip())]
     after = [
         _wish(part, lexicon, rejected, request=True)
         for part in (own, *more)
