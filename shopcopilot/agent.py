@@ -391,6 +391,9 @@ class Agent:
             lead = (said or say("none_held", state.turn, dropped="such requirement")) + " " + lead
         elif not new_item and (gone := taken_back(earlier, requirements(state))):
             lead = say("dropped", state.turn, dropped=", ".join(map(spoken, gone))) + " " + lead
+        shaped = [c["kind"] for c in diff.critiques if c["kind"] in RESHAPED]
+        if shaped and not new_item:  # "these are too bulky": said, not only ranked
+            lead = f"{say(shaped[-1], state.turn)} {lead}"
         liked = [c for c in diff.critiques if c["kind"] == "more_like" and c["positions"]]
         if liked:
             lead = f"{say('more_like', state.turn, position=liked[-1]['positions'][0])} {lead}"
@@ -733,6 +736,7 @@ class Agent:
 
 
 EXPLAINED = 10  # top products whose evidence the trace shows
+RESHAPED = ("smaller", "bigger", "shorter", "longer")  # critiques the reply names (replies.json)
 COMPARING = frozenset(OF_A_PAIR) | frozenset(OF_THE_LIST)
 
 

@@ -741,3 +741,8 @@ def test_cheap_said_without_an_amount_puts_the_cheaper_first(person):
     assert "low price" in [r["label"] for r in result.response["requirements"]]
     [looks] = _turns(person, "a dress that doesn't look cheap", session="l")
     assert "low price" not in [r["label"] for r in looks.response["requirements"]]
+
+
+def test_a_critique_of_the_shape_is_said(person):
+    *_, last = _turns(person, "a dress for me", "these are too bulky")
+    assert last.response["message"].startswith(("Slimmer", "OK, less bulky"))
