@@ -309,7 +309,7 @@ def test_an_unsure_item_stands_against_rules_words_that_name_no_kind():
     doc = make_doc(text)
     at = text.index("cleats")
     doc.spans = [Span(at, at + 6, "item", "Baseball & Softball", 0.04, "model")]
-    kinds = {"dress", "shoes"}.__contains__
+    kinds = {"dress", "shoes", "piece"}.__contains__
 
     def read(rules: str) -> str:
         obs = SimpleNamespace(category_text=rules, item_node=None, item_p=0.0, negated_words=[])
@@ -319,3 +319,4 @@ def test_an_unsure_item_stands_against_rules_words_that_name_no_kind():
 
     assert read("team") == "cleats"
     assert read("shoes") == "shoes"
+    assert read("piece of shoes") == "cleats"  # a piece of something names no kind

@@ -27,10 +27,13 @@ def apply_spans(
         and not any(a < s.end and s.start < b for a, b in obs.shown_kinds)
         and not _head_refused(doc, s, refused)
     ]
-    rules = set(obs.category_text.lower().split())
+    said = obs.category_text.lower().split()
+    rules = set(said)
     # ... only when the rules' item names a kind: not "team" of "made the all-star team ...
-    # his old cleats are falling apart", where the reader's cleats stand, however unsure.
-    if names_a_kind is not None and not any(names_a_kind(w) for w in rules):
+    # his old cleats are falling apart", where the reader's cleats stand, however unsure; nor
+    # "piece" of "a single piece of ski gear" (a piece of something names no kind).
+    kinds = [w for at, w in enumerate(said) if said[at + 1 : at + 2] != ["of"]]
+    if names_a_kind is not None and not any(names_a_kind(w) for w in kinds):
         rules = set()
     if rules and all(_unsure(s) and not rules & set(doc.words(s).lower().split()) for s in wanted):
         wanted = []  # "a little girl! I want to send a cute dress": the rules' dress stands
