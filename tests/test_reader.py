@@ -319,4 +319,4 @@ def test_an_unsure_item_stands_against_rules_words_that_name_no_kind():
 
     assert read("team") == "cleats"
     assert read("shoes") == "shoes"
-    assert read("piece of shoes") == "cleats"  # a piece of something names no kind
+    assert read("piece of gear") == "cleats"  # a piece of something names no kind
