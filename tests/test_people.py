@@ -746,3 +746,12 @@ def test_cheap_said_without_an_amount_puts_the_cheaper_first(person):
 def test_a_critique_of_the_shape_is_said(person):
     *_, last = _turns(person, "a dress for me", "these are too bulky")
     assert last.response["message"].startswith(("Slimmer", "OK, less bulky"))
+
+
+def test_which_of_the_list_has_a_value_is_answered_and_turns_nothing_down(person):
+    first, asked = _turns(person, "a dress for me", "which of these are machine washable?")
+    said = asked.response["message"]
+    places = [n for n, a in enumerate(_ids(first), 1) if a.startswith("DR") and int(a[2:]) % 2]
+    assert said.startswith(("#", "All", "None")) and f"#{places[0]}" in said
+    assert not [r for r in asked.response["requirements"] if r["negated"]]
+    assert _ids(asked) == _ids(first)  # the list stays

@@ -47,6 +47,8 @@ def answer(question: Question, shown: Sequence[Product], pointed: int | None) ->
     if question.fact in ("cheaper", "pricier", "compare"):
         chosen = positions if len(positions) >= 2 else tuple(range(1, min(count, 2) + 1))
         return _pair(question.fact, shown, chosen)
+    if question.fact == "has" and question.every and not question.positions:
+        return _which_have(shown, question.values)
     if not positions:
         return Answer((), (), question.fact, "Which one do you mean? Tell me its number, like #2.")
     position = positions[0]
@@ -163,6 +165,30 @@ def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
         lead = "It" if found else f"The listing for #{position}"
         parts.append(f"{lead} doesn't say {_join(missing)}, so I can't promise that.")
     return " ".join(parts) or f"The listing for #{position} doesn't say."
+
+
+def _which_have(shown: Sequence[Product], values: tuple[str, ...]) -> Answer:
+    """ "Which of these are leather?": the places whose listing says so."""
+    yes = [n for n, product in enumerate(shown, 1) if _says_all(product, values)]
+    asked = " or ".join(_as_listed(v) for v in values)
+    if not yes:
+        text = f"None of these listings says {asked}."
+    elif len(yes) == len(shown):
+        text = f"All of them say {asked}."
+    else:
+        places = _join([f"#{n}" for n in yes], "and")
+        text = f"{places} {'says' if len(yes) == 1 else 'say'} {asked}."
+    return Answer(tuple(yes), tuple(shown[n - 1].parent_asin for n in yes), "has", text)
+
+
+def _says_all(product: Product, values: tuple[str, ...]) -> bool:
+    """Does the listing say every value (a material as its material: no faux leather)?"""
+    made = material(product)
+    if made and values and all(_a_material(v) for v in values):
+        listed = set(re.findall(r"[a-z]+", made.lower()))
+        asked = {w for v in values for w in re.findall(r"[a-z]+", v.lower()) if w not in GENERIC}
+        return bool(asked) and asked <= listed and not listed & IMITATION
+    return all(_said(product, v) or _said_otherwise(product, v) for v in values)
 
 
 def _made_of(product: Product, made: str, position: int, values: tuple[str, ...]) -> str:
@@ -358,6 +384,6 @@ def _sentence_with(product: Product, words: tuple[str, ...]) -> str:
     return ""
 
 
-def _join(values: Sequence[str]) -> str:
+def _join(values: Sequence[str], last: str = "or") -> str:
     values = list(values)
-    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" {last} " + values[-1]

@@ -157,7 +157,8 @@ def parse_message(
     obs.values = [v for v in obs.values if not _within_wider_size(v, numbers.sizes)]
     said = [(m.start, m.end) for m in (*obs.values, *obs.negated) if m.facet == Facet.SIZE]
     obs.values += [m for m in numbers.sizes if not any(a < m.end and m.start < b for a, b in said)]
-    described = list(_SHOWN_AS_KIND.finditer(text))
+    # "these are all satin" says what the list is; "which of these are leather" asks it
+    described = [m for m in _SHOWN_AS_KIND.finditer(text) if not _asked_of(text, m.start())]
     obs.shown_kinds = [m.span(1) for m in described if _names_a_kind(m.group(1), lexicon)]
     obs.shown_described = [
         word
@@ -399,7 +400,9 @@ def _head_phrase(text: str, lexicon: Lexicon) -> str:
     """The first head noun outside a rejection, with the few words before it in its clause that
     qualify it ("sterling silver necklace", "cozy cardigan"); '' when none."""
     rejected = [m.span() for m in _NEGATED_TAIL.finditer(text)]
-    rejected += [m.span(1) for m in _SHOWN_AS_KIND.finditer(text)]  # any kind: no item there
+    rejected += [  # any kind: no item there
+        m.span(1) for m in _SHOWN_AS_KIND.finditer(text) if not _asked_of(text, m.start())
+    ]
     for clause in _HEAD_CLAUSE.finditer(_without_verbs(text)):
         words = list(_WORD.finditer(clause.group()))
         for index, word in enumerate(words):
@@ -496,6 +499,8 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         if (too := _TOO.search(before)) and not _right_after_a_negator(before, too.start()):
             continue  # "way too tall", "too formal": a complaint, never a wish ("not too long")
         negator = _NEGATORS.search(before)
+        if negator and _asked_of(text, mention.start - len(before) + negator.start(1)):
+            negator = None  # "which of these are leather?" asks, it refuses nothing
         if negator is not None and _suited_after(text, mention.end):
             obs.values.append(mention)  # "not wedding appropriate": the wedding still is
             continue
@@ -1114,6 +1119,11 @@ _NEGATED_TAIL = re.compile(rf"(?:{_cue('negators')}|{_cue('contrast_negators')})
 
 
 _CHATTER = STOPWORDS | CONVERSATION.words["chatter"]
+
+
+def _asked_of(text: str, at: int) -> bool:
+    """Is the phrase at `at` asked of the list ("which of these are", "any of those")?"""
+    return text[:at].lower().split()[-1:] == ["of"]
 
 
 def _untexted(text: str) -> str:

@@ -33,6 +33,8 @@ SHORT = 5  # words: "#1 rating", "cheapest", "price of #2" ask without a questio
 OF_THE_LIST = ("cheapest", "priciest", "best_rated")
 OF_A_PAIR = ("cheaper", "pricier", "compare")
 OF_ONE = ("price", "rating", "material", "sizes", "colors")  # what a bare "#1 rating" asks
+LIST_WORDS = frozenset({"these", "those", "them"})  # "any of these", "which of them"
+WHICH_ONES = (["which", "one"], ["which", "ones"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class Question:
     values: tuple[str, ...] = ()
     pronoun: bool = False
     text: str = ""
+    every: bool = False  # "which of these are leather?", "any of them waterproof?": the list
 
 
 def read_question(text: str) -> Question | None:
@@ -73,16 +76,18 @@ def read_question(text: str) -> Question | None:
     # "is it machine washable?": a pronoun points only in a short question that opens as one.
     pronoun = not positions and words[0] in OPENERS and len(words) <= 8
     pronoun = pronoun and bool(_find(words, PRONOUNS))
+    # "which of these are leather?", "which ones are waterproof?": asked of the whole list
+    every = not positions and (bool(set(words) & LIST_WORDS) or words[:2] in WHICH_ONES)
     if fact is None:
         if len(positions) >= 2:
             return Question("compare", positions, (), False, text)  # "which is warmer, 1 or 2?"
-        if not positions and not pronoun:
+        if not positions and not pronoun and not every:
             return None
         values = _asked_values(text, spans, used | _pointer_words(talk, spans))
         values = tuple(v for v in values if not set(v.split()) <= GENERIC)  # "what about #3"
         if not values:
             return None
-        return Question("has", positions, values, pronoun, text)
+        return Question("has", positions, values, pronoun and not every, text, every)
     if fact in OF_THE_LIST or fact in OF_A_PAIR:
         return Question(fact, positions, (), False, text)
     if not positions and not pronoun:
