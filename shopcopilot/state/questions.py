@@ -33,8 +33,9 @@ SHORT = 5  # words: "#1 rating", "cheapest", "price of #2" ask without a questio
 OF_THE_LIST = ("cheapest", "priciest", "best_rated")
 OF_A_PAIR = ("cheaper", "pricier", "compare")
 OF_ONE = ("price", "rating", "material", "sizes", "colors")  # what a bare "#1 rating" asks
-LIST_WORDS = frozenset({"these", "those", "them"})  # "any of these", "which of them"
+LIST_AFTER = (["these"], ["those"], ["them"])  # "any of these", "which of them"
 WHICH_ONES = (["which", "one"], ["which", "ones"])
+LIST_OPENERS = frozenset({"which", "any", "do", "does", "are", "is"})  # "do any of these ..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,8 @@ def read_question(text: str) -> Question | None:
     pronoun = not positions and words[0] in OPENERS and len(words) <= 8
     pronoun = pronoun and bool(_find(words, PRONOUNS))
     # "which of these are leather?", "which ones are waterproof?": asked of the whole list
-    every = not positions and (bool(set(words) & LIST_WORDS) or words[:2] in WHICH_ONES)
+    of_the_list = any(w == "of" and words[n + 1 : n + 2] in LIST_AFTER for n, w in enumerate(words))
+    every = not positions and words[0] in LIST_OPENERS and (of_the_list or words[:2] in WHICH_ONES)
     if fact is None:
         if len(positions) >= 2:
             return Question("compare", positions, (), False, text)  # "which is warmer, 1 or 2?"
