@@ -755,3 +755,10 @@ def test_which_of_the_list_has_a_value_is_answered_and_turns_nothing_down(person
     assert said.startswith(("#", "All", "None")) and f"#{places[0]}" in said
     assert not [r for r in asked.response["requirements"] if r["negated"]]
     assert _ids(asked) == _ids(first)  # the list stays
+
+
+def test_a_question_of_the_list_opens_as_one():
+    for asked in ("which ones are waterproof?", "do any of these come in black?"):
+        question = read_question(asked)
+        assert question is not None and question.every, asked
+    assert read_question("ooh these are pretty. could you show me ones with sleeves?") is None
