@@ -1078,6 +1078,9 @@ def _fragment(piece: str, listed: bool = False, request: bool = False) -> str:
     Outside a requirement list, what follows a negator is a rejection, not a requirement.
     `request`: a person's reading, without the request and the wish's lead and reason."""
     piece = _strip_leadin(piece).strip(" \t-,.")
+    if request and (gift := _GIFT_FOR.match(piece)):
+        # "a gift for my boyfriend, he loves gaming": what follows says what to look for
+        piece = "".join(re.split(r"[:,]", piece[gift.end() :], maxsplit=1)[1:])
     for pattern in (_REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
