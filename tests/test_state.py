@@ -1059,5 +1059,7 @@ def test_a_later_long_clause_that_asks_for_something_is_a_wish(lexicon):
 
 
 def test_what_follows_a_gift_request_is_read(lexicon):
-    obs = parse_message("a gift for my boyfriend, he loves gaming", lexicon, None, True, people=True)
+    obs = parse_message(
+        "a gift for my boyfriend, he loves gaming", lexicon, None, True, people=True
+    )
     assert any("gaming" in f for f in obs.fragments)

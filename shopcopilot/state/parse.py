@@ -964,10 +964,9 @@ def _requested(piece: str) -> tuple[bool, str] | None:
     if seeking and (_ABOUT_THE_USE.match(body) or _ABOUT_THE_ITEM.match(body)):
         return None
     if gift := _GIFT_FOR.match(body):  # the item may follow: "a gift for my dad: running shoes"
-        after = re.split(r"[:,]\s*", body[gift.end() :], maxsplit=1)
-        if len(after) < 2:
+        if (after := _after_the_gift(body, gift)) is None:
             return None
-        body = after[1]
+        body = after
     if switch := _from_to(body):
         body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
@@ -1080,7 +1079,7 @@ def _fragment(piece: str, listed: bool = False, request: bool = False) -> str:
     piece = _strip_leadin(piece).strip(" \t-,.")
     if request and (gift := _GIFT_FOR.match(piece)):
         # "a gift for my boyfriend, he loves gaming": what follows says what to look for
-        piece = "".join(re.split(r"[:,]", piece[gift.end() :], maxsplit=1)[1:])
+        piece = _after_the_gift(piece, gift) or ""
     for pattern in (_REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
@@ -1098,6 +1097,12 @@ def _fragment(piece: str, listed: bool = False, request: bool = False) -> str:
         if _NEGATED_AFTER.search(piece):  # "hook and loop is annoying": a rejection, not a wish
             return ""
     return piece if _has_content(piece) else ""
+
+
+def _after_the_gift(text: str, gift: re.Match[str]) -> str | None:
+    """What follows "a gift for my dad" past a ":" or ","; None when nothing does."""
+    after = re.split(r"[:,]\s*", text[gift.end() :], maxsplit=1)
+    return after[1] if len(after) == 2 else None
 
 
 def _without_indifferent_clauses(piece: str) -> str:
