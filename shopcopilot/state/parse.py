@@ -1078,8 +1078,10 @@ def _fragment(piece: str, listed: bool = False, request: bool = False) -> str:
     `request`: a person's reading, without the request and the wish's lead and reason."""
     piece = _strip_leadin(piece).strip(" \t-,.")
     if request and (gift := _GIFT_FOR.match(piece)):
-        # "a gift for my boyfriend, he loves gaming": what follows says what to look for
+        # "a gift for my boyfriend, he loves gaming": a few words after say what to look for;
+        # more are a story ("he just started his first office job and owns zero ties lol")
         piece = _after_the_gift(piece, gift) or ""
+        piece = piece if len(piece.split()) <= GIFT_HINT else ""
     for pattern in (_REJECT_SHOWN, _GIFT_FOR):
         if pattern.search(piece):
             return ""
@@ -1097,6 +1099,9 @@ def _fragment(piece: str, listed: bool = False, request: bool = False) -> str:
         if _NEGATED_AFTER.search(piece):  # "hook and loop is annoying": a rejection, not a wish
             return ""
     return piece if _has_content(piece) else ""
+
+
+GIFT_HINT = 4  # words after a gift request read as what to look for
 
 
 def _after_the_gift(text: str, gift: re.Match[str]) -> str | None:
