@@ -762,3 +762,10 @@ def test_a_question_of_the_list_opens_as_one():
         question = read_question(asked)
         assert question is not None and question.every, asked
     assert read_question("ooh these are pretty. could you show me ones with sleeves?") is None
+
+
+def test_plus_size_is_listed_as_said():
+    plus = Constraint(
+        attribute=Attribute.STYLE, value="plus", text="plus size", data={"facet": "fit"}
+    )
+    assert [r.label for r in requirements(ShoppingState(constraints=[plus]))] == ["plus size"]

@@ -144,6 +144,8 @@ def _from_constraint(constraint: Constraint) -> Requirement:
         target = constraint.data.get("target")
         return Requirement(facet, value, _budget_label(low, high, target), False, turn, low, high)
     label = f"size {value}" if facet == "size" else value
+    if constraint.data.get("facet") == Facet.FIT and value == "plus":
+        label = "plus size"  # "plus" alone reads as nothing a person said
     if facet in ("color", "material") and _shade_said(constraint.text, value):
         # "navy" (searched as blue), "rose gold"; "memory foam" (searched as eva foam)
         label = constraint.text.lower()
