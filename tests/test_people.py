@@ -769,3 +769,8 @@ def test_plus_size_is_listed_as_said():
         attribute=Attribute.STYLE, value="plus", text="plus size", data={"facet": "fit"}
     )
     assert [r.label for r in requirements(ShoppingState(constraints=[plus]))] == ["plus size"]
+
+
+def test_colours_either_of_which_will_do_are_said_with_or(person):
+    *_, colours = _turns(person, "a dress for me", "blue or green")
+    assert "blue or green" in colours.response["message"]

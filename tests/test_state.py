@@ -1063,3 +1063,9 @@ def test_what_follows_a_gift_request_is_read(lexicon):
         "a gift for my boyfriend, he loves gaming", lexicon, None, True, people=True
     )
     assert any("gaming" in f for f in obs.fragments)
+
+
+def test_a_wish_said_as_what_i_want_after_the_item_is_read(lexicon):
+    message = "running shoes for a race, I want to be fast"
+    obs = parse_message(message, lexicon, None, True, people=True)
+    assert any("fast" in f for f in obs.fragments)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import groupby
 from pathlib import Path
 
 from ..index.categoriser import WHO_WORDS
@@ -149,7 +150,13 @@ def _held(requirements: Sequence[Requirement], item: str) -> str:
         key=lambda r: HOLDS_FIRST.index(r.facet) if r.facet in HOLDS_FIRST else len(HOLDS_FIRST),
     )
     said = [r for r in ranked if r.value.lower() not in item.lower()]  # "black" of "black boots"
-    labels = [f"in {r.label}" if r.facet in WORN_IN and not r.negated else _phrase(r) for r in said]
+    labels: list[str] = []
+    for (facet, negated), group in groupby(said, key=lambda r: (r.facet, r.negated)):
+        held = list(group)
+        if facet in WORN_IN and not negated:  # "in navy or grey": either will do
+            labels.append("in " + _join([r.label for r in held], "or"))
+        else:
+            labels += [_phrase(r) for r in held]
     return _join(labels[:HELD_SHOWN])
 
 
@@ -180,8 +187,12 @@ def _join(parts: Sequence[str], last: str = "and") -> str:
 
 
 def _changes(added: Sequence[Requirement]) -> str:
-    """'blue and not padding, push up or wire': the values turned down said once, as one."""
-    wanted = [_phrase(r) for r in added if not r.negated]
+    """'blue and not padding, push up or wire': the values turned down said once, as one, and
+    the colours (or materials) wanted too, either of which will do ('navy or grey')."""
+    wanted = []
+    for facet, group in groupby((r for r in added if not r.negated), key=lambda r: r.facet):
+        phrases = [_phrase(r) for r in group]
+        wanted += [_join(phrases, "or")] if facet in WORN_IN else phrases  # "navy or grey"
     refused = [r.value for r in added if r.negated]
     if len(refused) > 1:
         wanted.append("not " + _join(refused, "or"))

@@ -820,7 +820,7 @@ def _besides_the_item(
     after = [
         _wish(part, lexicon, rejected, request=True)
         for part in (own, *more)
-        if not _about_someone(part)
+        if not _about_someone(part) or _SEEKING.match(part.strip())  # "I want to be a witch"
     ]
     return ", ".join(w for w in (before, *after) if w)
 
