@@ -774,3 +774,9 @@ def test_plus_size_is_listed_as_said():
 def test_colours_either_of_which_will_do_are_said_with_or(person):
     *_, colours = _turns(person, "a dress for me", "blue or green")
     assert "blue or green" in colours.response["message"]
+
+
+def test_nothing_too_expensive_leans_low_without_a_limit(person):
+    *_, last = _turns(person, "a dress for me", "nothing too expensive please")
+    held = [r for r in last.response["requirements"] if r["facet"] == "budget"]
+    assert [r["label"] for r in held] == ["low price"]

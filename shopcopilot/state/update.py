@@ -551,6 +551,8 @@ def _apply_critiques(
     by_position = {s.position: s for s in (*recent[:1], *shown)}
     liked = {p for c in reading.critiques if c.kind in ("pick", "more_like") for p in c.positions}
     for critique in reading.critiques:
+        if critique.kind == "cheaper" and obs.cheap and not critique.pointed:
+            continue  # "nothing too expensive, she's a student": a low price wished, no limit
         products = [by_position[p] for p in critique.positions if p in by_position]
         if critique.kind in ("cheaper", "pricier") and set(critique.positions) <= liked:
             critique = replace(critique, liked=True)
@@ -699,7 +701,9 @@ def _price_budget(
     if obs.people and not critique.pointed and len(prices) > FEW_SHOWN:
         # "something cheaper" of a person's list of ten: cheaper than its middle, not than its
         # cheapest (an $8 watch among $40 ones would leave nothing to show).
-        price = sorted(prices)[(len(prices) - 1) // 2 if cheaper else len(prices) // 2]
+        price = float(
+            round(sorted(prices)[(len(prices) - 1) // 2 if cheaper else len(prices) // 2])
+        )
     # "cheaper, under $30" states a budget; "the keyocean one, that's 29" names a price
     if obs.budget and (not critique.pointed or _stated_amounts(obs, products, shown)):
         return f"kept the budget you stated ({obs.budget.describe()})", {}
