@@ -780,3 +780,10 @@ def test_nothing_too_expensive_leans_low_without_a_limit(person):
     *_, last = _turns(person, "a dress for me", "nothing too expensive please")
     held = [r for r in last.response["requirements"] if r["facet"] == "budget"]
     assert [r["label"] for r in held] == ["low price"]
+
+
+def test_a_department_on_an_assumed_age_is_listed_as_either():
+    """ "my daughter", age unsaid: she may be grown, and the chip says so."""
+    data = {"facet": "department", "from": "audience", "assumed": True}
+    girls = Constraint(attribute=Attribute.STYLE, value="girls", data=data)
+    assert [r.label for r in requirements(ShoppingState(constraints=[girls]))] == ["girls or women"]

@@ -169,7 +169,7 @@ def _phrase(requirement: Requirement) -> str:
         label = requirement.label
         return label.replace("≤ ", "under ").replace("≥ ", "over ")
     if requirement.facet == "department":
-        return f"for {requirement.value}"
+        return f"for {requirement.label}"  # "for girls or women": a daughter of age unsaid
     if requirement.facet == "size":
         return f"in {requirement.label}"
     return requirement.label

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..index.text import stem
+from ..state.audience import GROWN
 from ..state.budget import around
 from ..state.model import Constraint, ShoppingState
 from ..terms import Attribute, Level
@@ -113,11 +114,8 @@ def _not_a_brides(guest: bool) -> Requirement:
     return Requirement(label, "a bride's dress", violated, kind_too=True)
 
 
-# A department on an age assumed ("my son": boys) holds only who it is for: he may be grown.
-GROWN = {"boys": "men", "girls": "women"}
-
-
 def _held_values(constraint: Constraint) -> tuple[str, ...]:
+    # A department on an age assumed ("my son": boys) holds only who it is for: he may be grown.
     grown = GROWN.get(constraint.value) if constraint.data.get("assumed") else None
     also = constraint.data.get("also")  # a toddler's: the baby's department too
     return tuple(v for v in (constraint.value, grown, also) if v)

@@ -553,6 +553,7 @@ def department_for(state: ShoppingState, data: Cues) -> tuple[str, Level, str, b
 
 
 CHILD_AGES = frozenset({"baby", "toddler", "kid"})
+GROWN = {"boys": "men", "girls": "women"}  # a child's department and the grown-up's beside it
 
 
 def _in_months(fact: AudienceFact, data: Cues) -> bool:

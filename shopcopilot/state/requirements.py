@@ -15,6 +15,7 @@ from wordfreq import zipf_frequency
 
 from ..index.text import stem, tokens
 from ..terms import Attribute, Facet, Status
+from .audience import GROWN
 from .model import Constraint, ShoppingState, StateDiff, Turn
 from .parse import NOT_A_WISH, content_word
 from .spelling import CHAT_WORD, is_english
@@ -144,6 +145,8 @@ def _from_constraint(constraint: Constraint) -> Requirement:
         target = constraint.data.get("target")
         return Requirement(facet, value, _budget_label(low, high, target), False, turn, low, high)
     label = f"size {value}" if facet == "size" else value
+    if constraint.data.get("facet") == Facet.DEPARTMENT and constraint.data.get("assumed"):
+        label = f"{value} or {GROWN.get(value, value)}"  # "my daughter", age unsaid: either
     if constraint.data.get("facet") == Facet.FIT and value == "plus":
         label = "plus size"  # "plus" alone reads as nothing a person said
     if facet in ("color", "material") and _shade_said(constraint.text, value):
