@@ -779,6 +779,8 @@ def _follow_up(message: str, state: ShoppingState) -> Question | None:
     asked = None
     for said in state.history[-3:]:
         asked = follow_up(said.user, asked) or read_question(said.user)
+    if asked is not None and asked.every:
+        return None  # "which of these have a hood?" answered for all; "the second one" picks
     return follow_up(message, asked)
 
 

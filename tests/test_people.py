@@ -787,3 +787,11 @@ def test_a_department_on_an_assumed_age_is_listed_as_either():
     data = {"facet": "department", "from": "audience", "assumed": True}
     girls = Constraint(attribute=Attribute.STYLE, value="girls", data=data)
     assert [r.label for r in requirements(ShoppingState(constraints=[girls]))] == ["girls or women"]
+
+
+def test_after_a_question_of_the_whole_list_a_place_is_a_pick(person):
+    first, _, picked = _turns(
+        person, "a dress for me", "which of these have pockets?", "the third one"
+    )
+    assert _ids(picked)[0] == _ids(first)[2]
+    assert "#3" in picked.response["message"]
