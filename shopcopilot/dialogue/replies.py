@@ -105,18 +105,15 @@ def _first_item(added: Sequence[Requirement], before: Sequence[Requirement]) -> 
 
 def spoken(requirement: Requirement) -> str:
     """A requirement as a sentence names it: "the $80 limit" (its chip says "≤ $80")."""
+    label = requirement.label
     if requirement.facet != "budget":
-        return requirement.label
-    low, high = requirement.low, requirement.high
-    if low is not None and high is not None:
-        return f"the ${low:g}–${high:g} range"
-    if high is not None:
-        return f"the ${high:g} limit"
-    if low is not None:
-        return f"the ${low:g} minimum"
+        return label
     if requirement.value == LEAN_LOW:
         return "the low-price preference"
-    return f"the budget of {requirement.label}"
+    for sign, said in (("≤ ", "the {} limit"), ("≥ ", "the {} minimum")):
+        if label.startswith(sign):
+            return said.format(label.removeprefix(sign))
+    return f"the {label} range" if "–" in label else f"the budget of {label}"
 
 
 def taken_back(before: Sequence[Requirement], now: Sequence[Requirement]) -> list[Requirement]:
