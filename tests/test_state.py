@@ -1069,3 +1069,10 @@ def test_a_wish_said_as_what_i_want_after_the_item_is_read(lexicon):
     message = "running shoes for a race, I want to be fast"
     obs = parse_message(message, lexicon, None, True, people=True)
     assert any("fast" in f for f in obs.fragments)
+
+
+@pytest.mark.parametrize("said", ["any price", "money is no object", "budget isn't an issue"])
+def test_indifference_to_the_price_takes_the_budget_off(lexicon, play, said):
+    state, _ = play(lexicon, "running shoes under 40", said)
+    assert not state.active("budget")
+    assert not state.rejected  # "no object" is no refusal of objects
