@@ -10,6 +10,7 @@ from itertools import groupby
 from pathlib import Path
 
 from ..index.categoriser import WHO_WORDS
+from ..state.budget import LOW_PRICE
 from ..state.model import ShoppingState
 from ..state.requirements import Requirement
 from ..terms import Attribute
@@ -108,7 +109,7 @@ def spoken(requirement: Requirement) -> str:
     label = requirement.label
     if requirement.facet != "budget":
         return label
-    if requirement.value == LEAN_LOW:
+    if requirement.value == LOW_PRICE:
         return "the low-price preference"
     for sign, said in (("≤ ", "the {} limit"), ("≥ ", "the {} minimum")):
         if label.startswith(sign):
@@ -138,7 +139,6 @@ def _alternatives(label: str) -> set[str]:
 
 
 WORN_IN = ("color", "material")  # "in blue", "in leather"
-LEAN_LOW = "low price"  # the value of a budget that only leans low (state/update.py)
 
 
 def _held(requirements: Sequence[Requirement], item: str) -> str:
@@ -161,7 +161,7 @@ def _phrase(requirement: Requirement) -> str:
     if requirement.negated:
         return requirement.label
     if requirement.facet == "budget":
-        if requirement.low is None and requirement.high is None and requirement.value == LEAN_LOW:
+        if requirement.value == LOW_PRICE:
             return "at low prices"  # "cheap": no limit said
         label = requirement.label
         return label.replace("≤ ", "under ").replace("≥ ", "over ")

@@ -17,7 +17,7 @@ import json
 import math
 import mmap
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +39,7 @@ FACETS_CACHE = 100_000
 FOUND_CACHE = 1_000_000  # remembered phrase searches (about 100 MB at most)
 DENSE_HOLDERS = 2_000  # a word held by more rows is looked up in a mask
 HOLDERS_CACHE_BYTES = 64 << 20  # remembered holders of asked-about words
+REMEMBERED = 4096  # values `FeatureStore.remembered` keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +260,9 @@ class FeatureStore:
     # words.
     _holders: dict[tuple[str, tuple[int, ...]], Holders] = field(default_factory=dict)
     _holders_bytes: int = 0
+    # What a later stage works out once per store (the values naming a child, a department's
+    # rows, whether a kind is mostly a child's): key -> value, forgotten all at once when full.
+    _remembered: dict[Any, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.value_id = {name: i for i, name in enumerate(self.value_names)}
@@ -325,6 +329,14 @@ class FeatureStore:
         features, "shoe" in category paths), where the store has them."""
         forms = dict.fromkeys((word, text_module.stem(word)))
         return tuple(i for i in map(self.word_id.get, forms) if i is not None)
+
+    def remembered(self, key: Any, make: Callable[[], Any]) -> Any:
+        """`make()`, worked out once per key for this store."""
+        if key not in self._remembered:
+            if len(self._remembered) >= REMEMBERED:
+                self._remembered.clear()
+            self._remembered[key] = make()
+        return self._remembered[key]
 
     def holder_count(self, word: str) -> int:
         """About how many products hold an index token (its commoner form's count)."""

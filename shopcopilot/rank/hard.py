@@ -323,19 +323,13 @@ def unisex_childs(batch: Batch) -> np.ndarray:
     return batch.code_is("department", ("unisex",)) & batch.code_is("leaf", _childs(batch))
 
 
-_CHILDS: dict[int, tuple[object, tuple[str, ...]]] = {}
-
-
 def _childs(batch: Batch) -> tuple[str, ...]:
     """The values naming a child, once per feature store (a pass over all its values is tens
-    of milliseconds: it had doubled the people's p99). Keyed by id, checked by identity."""
-    features = batch.features
-    held = _CHILDS.get(id(features))
-    if held is None or held[0] is not features:
-        values = features.value_id
-        names = tuple(v for v in values if any(w in v.lower() for w in CHILD_WORDS))
-        held = _CHILDS[id(features)] = (features, names)
-    return held[1]
+    of milliseconds: it had doubled the people's p99)."""
+    values = batch.features.value_id
+    return batch.features.remembered(
+        "childs", lambda: tuple(v for v in values if any(w in v.lower() for w in CHILD_WORDS))
+    )
 
 
 def _titled_any(batch: Batch, words: tuple[str, ...]) -> np.ndarray:

@@ -383,26 +383,19 @@ def _young(
     return young.astype(float) if share < MOSTLY_YOUNG else np.zeros(len(young))
 
 
-_YOUNG_SHARES: dict[tuple[int, tuple[str, ...]], tuple[object, float | None]] = {}
-YOUNG_SHARES_KEPT = 4096  # items remembered, then forgotten all at once
-
-
 def _young_share(features: FeatureStore, item: tuple[str, ...]) -> float | None:
     """The share of the catalog's products filed under all the item's words that are a child's;
-    None when none are (remembered per feature store and item)."""
-    key = (id(features), item)
-    held = _YOUNG_SHARES.get(key)
-    if held is None or held[0] is not features:
-        rows = rows_holding(features, [("category_stems", w) for w in item]) if item else None
-        share = None
-        if rows is not None and len(rows):
-            whole = Batch(features, rows, set(), ())
-            young = whole.code_is("department", YOUNG_DEPARTMENTS) | unisex_childs(whole)
-            share = float(young.mean())
-        if len(_YOUNG_SHARES) >= YOUNG_SHARES_KEPT:
-            _YOUNG_SHARES.clear()
-        held = _YOUNG_SHARES[key] = (features, share)
-    return held[1]
+    None when none are (once per feature store and item)."""
+
+    def share() -> float | None:
+        rows = rows_holding(features, [("category_stems", w) for w in item])
+        if not len(rows):
+            return None
+        whole = Batch(features, rows, set(), ())
+        young = whole.code_is("department", YOUNG_DEPARTMENTS) | unisex_childs(whole)
+        return float(young.mean())
+
+    return features.remembered(("young share", item), share) if item else None
 
 
 def score_columns(

@@ -122,16 +122,11 @@ def _parts(features: FeatureStore, item: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
-_DEPARTMENTS: dict[tuple[int, tuple[str, ...]], tuple[object, np.ndarray]] = {}
-
-
 def _department_rows(features: FeatureStore, departments: tuple[str, ...]) -> np.ndarray:
-    """The rows filed under the departments, once per feature store (keyed by id, checked by
-    identity)."""
-    key = (id(features), departments)
-    held = _DEPARTMENTS.get(key)
-    if held is None or held[0] is not features:
+    """The rows filed under the departments, once per feature store."""
+
+    def rows() -> np.ndarray:
         wanted = [features.value_id[d] for d in departments if d in features.value_id]
-        held = (features, np.flatnonzero(np.isin(features.codes["department"], wanted)))
-        _DEPARTMENTS[key] = held
-    return held[1]
+        return np.flatnonzero(np.isin(features.codes["department"], wanted))
+
+    return features.remembered(("department rows", departments), rows)

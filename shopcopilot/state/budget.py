@@ -30,6 +30,9 @@ from ..terms import Facet
 
 DATA_PATH = Path(__file__).with_name("data") / "money.json"
 
+# A budget that only leans low ("cheap sunglasses"): its value, no limit said (state/update.py).
+LOW_PRICE = "low price"
+
 
 class MoneyDataError(ValueError):
     """data/money.json is malformed; the message names the entry."""

@@ -1158,14 +1158,19 @@ _COUNTED_BEFORE = frozenset(CONVERSATION.words["counted_before"])
 def _cheap(text: str) -> str:
     """The words asking for a low price without an amount ("cheap", "nothing too expensive"),
     unless the cheapness is turned down ("nothing that looks cheap", "not cheap looking")."""
-    said = f" {' '.join(tokens(text))} "
-    if any(f" {' '.join(tokens(words))} " in said for words in _CHEAP_TURNED_DOWN):
+    said = _spaced(text)
+    if any(words in said for words in _CHEAP_TURNED_DOWN):
         return ""
-    return next((w for w in _CHEAP if f" {' '.join(tokens(w))} " in said), "")
+    return next((words.strip() for words in _CHEAP if words in said), "")
 
 
-_CHEAP = sorted(CONVERSATION.words["cheap_words"], key=len, reverse=True)
-_CHEAP_TURNED_DOWN = CONVERSATION.words["cheap_turned_down"]
+def _spaced(text: str) -> str:
+    """The text's tokens with a space either side of each, for whole-word phrase tests."""
+    return f" {' '.join(tokens(text))} "
+
+
+_CHEAP = sorted(map(_spaced, CONVERSATION.words["cheap_words"]), key=len, reverse=True)
+_CHEAP_TURNED_DOWN = tuple(map(_spaced, CONVERSATION.words["cheap_turned_down"]))
 
 
 def content_word(word: str) -> bool:

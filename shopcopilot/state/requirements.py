@@ -139,7 +139,7 @@ def _from_constraint(constraint: Constraint) -> Requirement:
     facet = facet_of(constraint)
     value, turn = constraint.value, constraint.source_turn
     if facet == "budget" and constraint.data.get("lean") == "low":
-        return Requirement(facet, value, "low price", False, turn)  # "cheap": no limit said
+        return Requirement(facet, value, value, False, turn)  # "cheap": no limit said
     if facet == "budget":
         low, high = constraint.data.get("min"), constraint.data.get("max")
         target = constraint.data.get("target")

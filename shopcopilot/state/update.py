@@ -14,7 +14,7 @@ from ..index.text import STOPWORDS, stem, tokens
 from ..reader.model import Reader
 from ..terms import Attribute, Facet, Level, Status
 from .audience import apply_audience
-from .budget import Budget, read_numbers
+from .budget import LOW_PRICE, Budget, read_numbers
 from .critique import CUES, Critique, Shown, resolve, said_as_a_price
 from .critique import Reading as ShownReading
 from .cues import CONVERSATION
@@ -489,7 +489,7 @@ def _lean_low(state: ShoppingState, said: str, diff: StateDiff) -> None:
     """ "cheap sunglasses": no limit, but the cheaper ones first (rank/evidence.py)."""
     constraint = Constraint(
         attribute=Attribute.BUDGET,
-        value="low price",
+        value=LOW_PRICE,
         level=Level.SOFT,
         source_turn=state.turn,
         confidence=0.7,
