@@ -895,11 +895,15 @@ def _mark_new(response: dict[str, Any], last_shown: list[str]) -> None:
 
 
 def _item_changed(before: ShoppingState, after: ShoppingState) -> bool:
-    def item(state: ShoppingState) -> str:
+    def item(state: ShoppingState) -> tuple[str, int]:
         items = state.active(Attribute.CATEGORY)
-        return max(items, key=lambda c: c.source_turn).value if items else ""
+        newest = max(items, key=lambda c: c.source_turn) if items else None
+        return (newest.value, newest.source_turn) if newest else ("", 0)
 
-    return bool(item(before)) and item(before) != item(after)
+    (was, _), (now, said_in) = item(before), item(after)
+    # "leather doesn't matter" after "a leather wallet" leaves the same item, in fewer words
+    fewer_words = said_in < after.turn and set(now.split()) < set(was.split())
+    return bool(was) and was != now and not fewer_words
 
 
 def _said(replaced: dict[str, Any]) -> str:

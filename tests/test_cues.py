@@ -233,6 +233,10 @@ def test_each_reading_names_the_words_it_came_from(lexicon, play):
         "ignore what I said about the budget",
         "forget the price limit",
         "scrap the budget, it's a gift",
+        "get rid of the price cap",
+        "skip the budget",
+        "i can spend more actually",  # no floor of a "pricier" either
+        "i could stretch the budget a bit",  # "stretch" is no fabric here
     ],
 )
 def test_taking_back_what_was_said_about_an_attribute_lifts_it(lexicon, play, retraction):
@@ -286,6 +290,13 @@ def test_a_thing_named_by_two_words_is_turned_down_whole(lexicon, message, rejec
         "it doesn't have to be blue",
         "i dont need it to be blue",  # it had been read as asking for blue again
         "it doesn't need to be blue",
+        "it needn't be blue",
+        "blue doesn't matter",  # said after the value
+        "blue is not a must",
+        "the blue isn't that important",  # had turned blue down
+        "blue is optional",
+        "take off the blue",
+        "no need for blue",
     ],
 )
 def test_taking_back_a_value_asked_for_drops_it_and_turns_nothing_down(lexicon, play, lift):
@@ -303,6 +314,13 @@ def test_shown_products_called_a_kind_turn_that_kind_down_and_keep_the_item(make
     assert [r.value for r in state.rejected] == ["carry ons"]
     state, _ = play(lexicon, "suitcases", "these are all great")
     assert not state.rejected
+
+
+def test_a_value_taken_back_in_the_words_after_it_is_never_wished(lexicon):
+    obs = parse_message(
+        "a dress, blue doesn't matter", lexicon, last_question=None, first_turn=True
+    )
+    assert not [m for m in obs.values if m.value == "blue"] and not obs.negated
 
 
 def test_forgetting_a_value_never_asked_for_turns_it_down(lexicon, play):

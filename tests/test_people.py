@@ -787,6 +787,16 @@ def test_a_department_on_an_assumed_age_is_listed_as_either():
     data = {"facet": "department", "from": "audience", "assumed": True}
     girls = Constraint(attribute=Attribute.STYLE, value="girls", data=data)
     assert [r.label for r in requirements(ShoppingState(constraints=[girls]))] == ["girls or women"]
+    men = Constraint(attribute=Attribute.STYLE, value="men", data=data)  # "my husband"
+    assert [r.label for r in requirements(ShoppingState(constraints=[men]))] == ["men"]
+
+
+def test_a_value_taken_back_leaves_the_item_named_without_it(person):
+    """ "a cotton dress", then "cotton doesn't matter": still a dress, said in fewer words."""
+    *_, last = _turns(person, "a cotton dress for me", "cotton doesn't matter")
+    labels = [r["label"] for r in last.response["requirements"]]
+    assert "cotton" not in " ".join(labels) and "dress" in labels
+    assert "instead" not in last.response["message"]
 
 
 def test_after_a_question_of_the_whole_list_a_place_is_a_pick(person):

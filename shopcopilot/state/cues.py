@@ -82,6 +82,8 @@ WORD_LISTS = (
     "correcting",
     "no_then_a_correction",
     "suited_after",
+    "lifts_after",
+    "lift_fillers",
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")

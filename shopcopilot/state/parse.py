@@ -440,6 +440,19 @@ def _without_verbs(text: str) -> str:
     return text
 
 
+def _a_verb_with_object(text: str, mention: Mention) -> bool:
+    """ "I could stretch the budget": a value word used as a verb, its object after it."""
+    after = text[mention.end :].split(maxsplit=1)
+    return (
+        bool(after)
+        and after[0].lower() in _OBJECT_LEADS
+        and any(
+            verb.start(1 if verb.group(1) else 2) == mention.start for verb in _VERB.finditer(text)
+        )
+    )
+
+
+_OBJECT_LEADS = frozenset({"the", "my", "it", "them", "a", "an", "this", "that", "our", "your"})
 _HEAD_CLAUSE = re.compile(r"[^,.;:!?()]+")
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 _HEAD_MODIFIERS = 2
@@ -483,7 +496,7 @@ MAX_BRAND_WORDS = 4
 
 
 def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: str | None) -> None:
-    mentions = lexicon.mentions(text)
+    mentions = [m for m in lexicon.mentions(text) if not _a_verb_with_object(text, m)]
     if not any(m.facet == "brand" for m in mentions) and (
         loose := _loose_brand_words(text, last_question)
     ):
@@ -498,6 +511,9 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         before = text[max(0, mention.start - NEGATOR_REACH) : mention.start]
         if (too := _TOO.search(before)) and not _right_after_a_negator(before, too.start()):
             continue  # "way too tall", "too formal": a complaint, never a wish ("not too long")
+        if _lifted_after(text, mention.end):
+            obs.lifted.append(mention)  # "leather doesn't matter": neither wanted nor refused
+            continue
         negator = _NEGATORS.search(before)
         if negator and _asked_of(text, mention.start - len(before) + negator.start(1)):
             negator = None  # "which of these are leather?" asks, it refuses nothing
@@ -558,6 +574,37 @@ def _suited_after(text: str, end: int) -> bool:
 
 
 _SUITED_AFTER = CONVERSATION.words["suited_after"]
+
+
+def _lifted_after(text: str, end: int) -> bool:
+    """Do the words right after a value take it back ("leather doesn't matter", "black is
+    not a must", "wool's optional")?"""
+    words = _plain_words(_CLAUSE_END.split(text[end:], maxsplit=1)[0])
+    return any(words[: len(lift)] == lift for lift in _LIFTS_AFTER)
+
+
+def _plain_words(clause: str) -> list[str]:
+    """A clause's words without the fillers of a lift, "n't" read as "not", "'s" as "is"."""
+    plain = (
+        clause.lower().replace("’", "'").replace("won't", "will not").replace("can't", "can not")
+    )
+    plain = plain.replace("n't", " not").replace("'s", " is")
+    words: list[str] = []
+    for word in plain.replace("-", " ").split():
+        word = word.strip("\"'()")
+        if word.endswith("nt") and word[:-2] in _CONTRACTED:
+            word = "not"  # "doesnt", "isnt": typed without the apostrophe
+        if word and word not in _LIFT_FILLERS:
+            words.append(word)
+    return words
+
+
+_CONTRACTED = frozenset({"does", "do", "is", "are", "was", "were", "did", "need"})
+_LIFT_FILLERS = CONVERSATION.words["lift_fillers"]
+_LIFTS_AFTER = tuple(
+    [w for w in lift.split() if w not in _LIFT_FILLERS]
+    for lift in CONVERSATION.words["lifts_after"]
+)
 
 
 def _right_after_a_negator(text: str, at: int) -> bool:

@@ -145,7 +145,11 @@ def _from_constraint(constraint: Constraint) -> Requirement:
         target = constraint.data.get("target")
         return Requirement(facet, value, _budget_label(low, high, target), False, turn, low, high)
     label = f"size {value}" if facet == "size" else value
-    if constraint.data.get("facet") == Facet.DEPARTMENT and constraint.data.get("assumed"):
+    if (
+        constraint.data.get("facet") == Facet.DEPARTMENT
+        and constraint.data.get("assumed")
+        and value in GROWN
+    ):
         label = f"{value} or {GROWN.get(value, value)}"  # "my daughter", age unsaid: either
     if constraint.data.get("facet") == Facet.FIT and value == "plus":
         label = "plus size"  # "plus" alone reads as nothing a person said

@@ -398,10 +398,25 @@ def _lift(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
         for constraint in held:
             constraint.status = Status.REPLACED
             diff.replaced.append(constraint.described())
+        _unword_item(state, mention)
         obs.negated = [m for m in obs.negated if m is not mention]
         obs.values = [m for m in obs.values if m is not mention]
         # "it doesn't need to be waterproof" is no wish for waterproof in free words either.
         obs.fragments = [f for f in obs.fragments if mention.text.lower() not in f.lower()]
+
+
+def _unword_item(state: ShoppingState, mention: Mention) -> None:
+    """ "leather doesn't matter" after "a leather wallet": the item is a wallet now."""
+    gone = {stem(word) for word in tokens(mention.text)}
+    for item in state.active(Attribute.CATEGORY):
+        kept = [word for word in item.value.split() if stem(word.lower()) not in gone]
+        if kept and len(kept) < len(item.value.split()):
+            item.value = item.text = " ".join(kept)
+            words = item.data.get("words", {})
+            item.data = {
+                **item.data,
+                "words": {w: v for w, v in words.items() if stem(w) not in gone},
+            }
 
 
 def _retracts_a_value(state: ShoppingState, obs: Observation) -> bool:
@@ -553,6 +568,8 @@ def _apply_critiques(
     for critique in reading.critiques:
         if critique.kind == "cheaper" and obs.cheap and not critique.pointed:
             continue  # "nothing too expensive, she's a student": a low price wished, no limit
+        if critique.kind == "pricier" and "budget" in obs.no_preference and not critique.pointed:
+            continue  # "I can spend more": the limit goes, no floor comes
         products = [by_position[p] for p in critique.positions if p in by_position]
         if critique.kind in ("cheaper", "pricier") and set(critique.positions) <= liked:
             critique = replace(critique, liked=True)
