@@ -101,6 +101,9 @@ UNASKED_YOUNG = 2.0
 # How much more a wish counts where a card shows it (title, first features) than in a
 # description alone: beside `RankWeights.fragment_partial` 1.2 for the words anywhere.
 SHOWN_WORDS = 0.6
+# How far a product filed under a part or accessory of the item ("Watch Bands" of a watch) falls
+# behind the item's own: as much as the categoriser's reading of the kind weighs.
+ACCESSORY = KIND_BONUS
 FOR_PEOPLE = AgentSettings(
     retrieval=RetrievalSettings(dense_window=50, goal_band=True, item_window=100, item_forms=True),
     ranking=RankWeights(
@@ -110,6 +113,7 @@ FOR_PEOPLE = AgentSettings(
         kind=KIND_BONUS,
         unasked_young=UNASKED_YOUNG,
         shown_words=SHOWN_WORDS,
+        accessory=ACCESSORY,
     ),
     dialogue=DialogueSettings(narrow=False),
     people=True,

@@ -368,3 +368,8 @@ def test_complaints_and_what_someone_cannot_do_turn_a_value_down(lexicon, messag
     obs = parse_message(message, lexicon, last_question=None, first_turn=False)
     assert refused in {m.text.lower() for m in obs.negated}
     assert refused not in {m.text.lower() for m in obs.values}
+
+
+def test_a_value_someone_never_wears_is_turned_down(lexicon):
+    obs = parse_message("a ring in silver, she never wears gold", lexicon, None, True)
+    assert [m.value for m in obs.negated] == ["gold"]

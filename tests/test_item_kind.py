@@ -56,7 +56,7 @@ def test_a_plain_request_for_shoes_shows_shoes_first(person):
 
 def test_without_the_reading_the_words_favour_shoe_trees(person):
     words_alone = person.with_settings(
-        replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, kind=0.0))
+        replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, kind=0.0, accessory=0.0))
     )
     assert _first_ids(words_alone, "I need a pair of shoes", 1)[0].startswith("TR")
 
@@ -98,3 +98,26 @@ def test_a_son_of_no_stated_age_gets_boys_or_mens_never_girls_or_womens(courts):
     said_age = _first_ids(courts, "basketball shoes for my 9 year old son", 10)
     assert all(i.startswith("BB") for i in said_age[:4])
     assert not any(i.startswith(("GB", "WB", "MB")) for i in said_age)
+
+
+def _watches(record) -> list[dict]:
+    watches = _kind(record, "WW", "Women's Quartz Watch", ["Women", "Watches", "Wrist Watches"])
+    bands = _kind(
+        record,
+        "WB",
+        "Watch Band for Women Watch Strap Watch Wrist Watches",
+        ["Women", "Watches", "Watch Bands"],
+    )
+    return watches + bands
+
+
+@pytest.fixture(scope="module")
+def watch_shop(person_on, catalog_record) -> Agent:
+    return person_on(_watches(catalog_record))
+
+
+def test_a_watch_asked_for_comes_before_the_kinds_named_for_its_parts(watch_shop):
+    """ "Watch Bands" say "watch" more often than the watches do; a shopper asking for a watch
+    means the watch."""
+    assert all(pid.startswith("WW") for pid in _first_ids(watch_shop, "a watch for women", 5))
+    assert all(pid.startswith("WB") for pid in _first_ids(watch_shop, "a watch band", 3))

@@ -210,6 +210,8 @@ def test_shown_products_stay_and_new_ones_are_marked(person):
         ("what does number 2 cost", "price", (2,)),
         ("which pair is rated highest", "best_rated", ()),
         ("whichever has the best reviews then", "best_rated", ()),
+        ("how do the second and fourth compare?", "compare", (2, 4)),
+        ("ty!! does the 1st one have an adjustable strap", "has", (1,)),
     ],
 )
 def test_questions_about_shown_products_are_read(message, fact, positions):
@@ -228,6 +230,12 @@ def test_questions_about_shown_products_are_read(message, fact, positions):
 def test_a_yes_no_question_asks_about_its_values_not_its_verb(message, values):
     question = read_question(message)
     assert question is not None and question.fact == "has" and question.values == values
+
+
+@pytest.mark.parametrize("message", ["and what's it made of", "thanks! what's it made of"])
+def test_a_question_after_an_interjection_points_with_its_pronoun(message):
+    question = read_question(message)
+    assert question is not None and question.fact == "material" and question.pronoun
 
 
 @pytest.mark.parametrize(
@@ -350,6 +358,7 @@ def test_what_still_holds_names_each_requirement_once_and_rightly():
         ("silk scarf", "silk scarves"),
         ("dress", "dresses"),
         ("hiking", "hiking options"),
+        ("soccer", "soccer options"),  # a sport, not a thing counted
     ],
 )
 def test_the_item_said_as_many(item, many):
@@ -805,3 +814,10 @@ def test_after_a_question_of_the_whole_list_a_place_is_a_pick(person):
     )
     assert _ids(picked)[0] == _ids(first)[2]
     assert "#3" in picked.response["message"]
+
+
+def test_a_wish_said_with_though_after_a_list_is_a_wish(person):
+    """ "though" concedes; after products were shown it had turned the pockets down."""
+    *_, last = _turns(person, "a dress for me", "pockets though, I need somewhere for my phone")
+    held = {(r["label"], r["negated"]) for r in last.response["requirements"]}
+    assert ("pockets", False) in held and ("not pockets", True) not in held

@@ -960,6 +960,12 @@ def test_a_count_before_a_wish_stays_in_its_chip():
     assert fragment_label("6 pack", set()) == "6 pack"
     assert fragment_label("12-pack black", {"black"}) == "12 pack"
     assert fragment_label("size 10", set()) == ""  # a number alone is no wish
+    assert fragment_label("two piece", set()) == "two piece"
+
+
+def test_a_count_in_words_before_a_wish_after_the_item_is_searched(lexicon):
+    obs = parse_message("I need a dress for my trip, two piece", lexicon, None, True, people=True)
+    assert "two piece" in obs.fragments
 
 
 @pytest.mark.parametrize("said", ["hmm ok stretch it to 55 if needed", "stretch to sixty"])

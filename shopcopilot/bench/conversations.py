@@ -62,6 +62,7 @@ class Conversation:
 SUITE_FILES = (
     ("suite.jsonl", None),
     ("dev2.jsonl", "dev"),
+    ("dev3.jsonl", "dev"),
     ("fresh.jsonl", "fresh"),
     ("fresh2.jsonl", "fresh2"),
     ("fresh3.jsonl", "fresh3"),
@@ -73,7 +74,7 @@ SUITE_FILES = (
 
 def load_suite(folder: Path = SUITE_DIR, split: str = "all") -> list[Conversation]:
     """The conversations of one split: dev and test live in suite.jsonl (and more dev in
-    dev2.jsonl), the fresh slices in fresh.jsonl ... fresh6.jsonl."""
+    dev2.jsonl, dev3.jsonl), the fresh slices in fresh.jsonl ... fresh6.jsonl."""
     if split not in SPLITS:
         raise SuiteError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
     found: list[Conversation] = []

@@ -55,8 +55,12 @@ def plural(words: str) -> str:
     return words + "s"
 
 
+# Names no one counts: a kind of goods, a sport or a look the catalog files things under.
 _UNCOUNTED = frozenset(
-    {"luggage", "jewelry", "jewellery", "clothing", "footwear", "lingerie", "gear"}
+    {"luggage", "jewelry", "jewellery", "clothing", "footwear", "lingerie", "gear", "denim"}
+    | {"soccer", "golf", "tennis", "basketball", "baseball", "football", "volleyball", "softball"}
+    | {"lacrosse", "hockey", "rugby", "cricket", "yoga", "pilates", "ballet", "gymnastics"}
+    | {"karate", "dance", "cheer", "athletic", "outdoor", "casual", "formal", "western"}
 )
 _IRREGULAR = {"scarf": "scarves", "knife": "knives", "thief": "thieves", "leaf": "leaves"}
 

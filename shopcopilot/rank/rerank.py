@@ -93,6 +93,9 @@ class RankWeights:
     # A person's list: a wish in free words counts this much more where the product's card shows
     # it (its title or first feature lines) than where only its description says it. 0: off.
     shown_words: float = 0.0
+    # A person's list: products filed under a kind named for a part or an accessory of the item
+    # ("Watch Bands" of a watch, "Shoe Care" of shoes) come after the item's own. 0: off.
+    accessory: float = 0.0
 
 
 @dataclass(slots=True)
@@ -263,6 +266,11 @@ def rerank(
         columns.parts["category"] = columns.parts["category"] + weights.kind * batch.code_is(
             "leaf", kind
         )
+    if weights.accessory and needs.categories:
+        item = tuple(word for word, _ in needs.categories[-1].words)
+        columns.parts["category"] = columns.parts["category"] - weights.accessory * _of_the_item(
+            batch, item
+        )
     young = np.zeros(len(rows))
     if weights.unasked_young and _nobody_said(state):
         item = tuple(word for word, _ in needs.categories[-1].words) if needs.categories else ()
@@ -381,6 +389,26 @@ def _young(
         best = category >= 0.8 * category.max() if category.max() > 0 else np.ones(len(young), bool)
         share = float(young[best].mean())
     return young.astype(float) if share < MOSTLY_YOUNG else np.zeros(len(young))
+
+
+def _of_the_item(batch: Batch, item: tuple[str, ...]) -> np.ndarray:
+    """1.0 for each candidate filed under a kind named for something of the item's rather than
+    the item: the item's last word there, but not at the end ("Watch Bands" of a watch)."""
+    leaves = batch.code("leaf")
+    out = np.zeros(len(leaves))
+    if not item:
+        return out
+    for code in np.unique(leaves[leaves >= 0]).tolist():
+        words = _leaf_words(batch.features, code)
+        if len(words) > 1 and item[-1] in words[:-1] and words[-1] not in item:
+            out[leaves == code] = 1.0
+    return out
+
+
+def _leaf_words(features: FeatureStore, code: int) -> tuple[str, ...]:
+    """A leaf's name as stems ("Watch Bands": watch, band), once per feature store."""
+    name = features.value_names[code]
+    return features.remembered(("leaf words", code), lambda: tuple(map(stem, tokens(name))))
 
 
 def _young_share(features: FeatureStore, item: tuple[str, ...]) -> float | None:

@@ -397,6 +397,9 @@ def _ordinals(
         yield pointer, set(range(first, past))
 
 
+_JOINS = frozenset({"and", "or", "vs", "&"})
+
+
 def _points(words: list[str], i: int) -> bool:
     """Does the ordinal at i point at a product ("the first one", "2nd", "first, large"), rather
     than count something else ("her first birthday", "first time buying")?"""
@@ -408,6 +411,8 @@ def _points(words: list[str], i: int) -> bool:
     before = words[i - 1] if i else ""
     if before in _DETERMINERS or before == "#":
         return True
+    if before in _JOINS and i >= 2 and words[i - 2] in CUES.ordinals:
+        return True  # "the second and fourth"
     return len(words) <= 4  # a bare "ok 2nd", "first one, large": the ordinal is the message
 
 

@@ -903,10 +903,16 @@ def _wish(part: str, lexicon: Lexicon, rejected: list[str], request: bool = Fals
     rest, wished = _wished(part, lexicon, rejected, request)
     if not wished:
         return ""
-    # From its first wish ("a with" is no wish), with a count said right before it ("6 pack").
+    # From its first wish ("a with" is no wish), with a count said right before it ("6 pack",
+    # "one piece").
     before = rest[: wished[0].start()].rstrip(" -")
     count = before.rstrip("0123456789")
+    if count == before and before.lower().endswith(COUNT_WORDS):
+        count = before[: before.rfind(" ") + 1]
     return rest[len(count) if count != before else wished[0].start() :]
+
+
+COUNT_WORDS = ("one", "two", "three", "four", "five", "six")
 
 
 def _wished(

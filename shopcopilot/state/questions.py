@@ -74,12 +74,19 @@ def read_question(text: str) -> Question | None:
     if not _asks(text, words, bool(facts) and (about_one or len(words) <= 2)):
         return None  # "just get me the cheapest" picks; "which is the cheapest?" asks
     fact = _chosen(sorted(facts), positions, bool(_find(words, WHICH)))
-    # "is it machine washable?": a pronoun points only in a short question that opens as one.
-    pronoun = not positions and words[0] in OPENERS and len(words) <= 8
+    # "is it machine washable?": a pronoun points only in a short question that opens as one
+    # ("and what's it made of?", "ty!! is it lined?": after an interjection).
+    asked = _past_interjections(words)
+    pronoun = not positions and asked[:1] != [] and asked[0] in OPENERS and len(asked) <= 8
     pronoun = pronoun and bool(_find(words, PRONOUNS))
     # "which of these are leather?", "which ones are waterproof?": asked of the whole list
     of_the_list = any(w == "of" and words[n + 1 : n + 2] in LIST_AFTER for n, w in enumerate(words))
-    every = not positions and words[0] in LIST_OPENERS and (of_the_list or words[:2] in WHICH_ONES)
+    every = (
+        not positions
+        and asked[:1] != []
+        and asked[0] in LIST_OPENERS
+        and (of_the_list or asked[:2] in WHICH_ONES)
+    )
     if fact is None:
         if len(positions) >= 2:
             return Question("compare", positions, (), False, text)  # "which is warmer, 1 or 2?"
@@ -121,6 +128,11 @@ def of_the_pair(question: Question, before: Question | None) -> Question:
     if before is None or len(before.positions) < 2:
         return question
     return Question(question.fact, before.positions, (), False, question.text)
+
+
+def _past_interjections(words: list[str]) -> list[str]:
+    lead = next((n for n, w in enumerate(words) if w not in INTERJECTIONS), len(words))
+    return words[lead:]
 
 
 def _asks(text: str, words: list[str], names_a_fact: bool) -> bool:

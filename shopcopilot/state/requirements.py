@@ -17,7 +17,7 @@ from ..index.text import stem, tokens
 from ..terms import Attribute, Facet, Status
 from .audience import GROWN
 from .model import Constraint, ShoppingState, StateDiff, Turn
-from .parse import NOT_A_WISH, content_word
+from .parse import COUNT_WORDS, NOT_A_WISH, content_word
 from .spelling import CHAT_WORD, is_english
 
 FACETS = (
@@ -100,9 +100,9 @@ def requirements(state: ShoppingState) -> list[Requirement]:
         label = "" if fragment.covered else fragment_label(fragment.text, read)
         if label:  # nothing left to show: said in other requirements, chat or typos
             held.append(Requirement("feature", fragment.text, label, False, fragment.source_turn))
-    items = " ".join(r.value.lower() for r in held if r.facet == "item")
-    # "running" beside "running shoes" says nothing the item does not.
-    held = [r for r in held if not (r.facet == "use" and r.value.lower() in items)]
+    items = {stem(w) for r in held if r.facet == "item" for w in tokens(r.value)}
+    # "running" beside "running shoes", the style "jogger" beside "joggers": said by the item.
+    held = [r for r in held if not (r.facet in ("use", "style") and _said_by(r.value, items))]
     # "something for my kids": the item "kids" is who it is for, said by the department chip.
     who = {r.value.lower() for r in held if r.facet == "department"}
     held = [r for r in held if not (r.facet == "item" and r.value.lower() in who)]
@@ -115,17 +115,25 @@ def requirements(state: ShoppingState) -> list[Requirement]:
 LABEL_WORDS = 5  # a chip is a few words, not the sentence they came in
 
 
+def _said_by(value: str, item_stems: set[str]) -> bool:
+    said = tokens(value)
+    return bool(said) and all(stem(w) in item_stems for w in said)
+
+
 def fragment_label(text: str, read: set[str]) -> str:
     """A wish in the shopper's words, as a chip: the words that say something of the product
     and that no other requirement already says ("I need a pirate costume for me (woman)":
-    "pirate", beside "costume" and "women"; a count before a word kept stays: "6 pack"); ''
-    when nothing is left."""
+    "pirate", beside "costume" and "women"; a count before a word kept stays: "6 pack",
+    "two piece"); '' when nothing is left."""
     said = tokens(text)
     kept = [
         content_word(w) and w not in NOT_A_WISH and stem(w) not in read and _spelled(w)
         for w in said
     ]
-    counted = [w.isdigit() and k for w, k in zip(said, [*kept[1:], False], strict=True)]
+    counted = [
+        (w.isdigit() or w in COUNT_WORDS) and k
+        for w, k in zip(said, [*kept[1:], False], strict=True)
+    ]
     words = [w for w, k, c in zip(said, kept, counted, strict=True) if k or c]
     return " ".join(list(dict.fromkeys(words))[:LABEL_WORDS]) if any(kept) else ""
 
