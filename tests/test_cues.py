@@ -373,3 +373,57 @@ def test_complaints_and_what_someone_cannot_do_turn_a_value_down(lexicon, messag
 def test_a_value_someone_never_wears_is_turned_down(lexicon):
     obs = parse_message("a ring in silver, she never wears gold", lexicon, None, True)
     assert [m.value for m in obs.negated] == ["gold"]
+
+
+FOOTWEAR = {
+    (TOP, "Women", "Shoes", "Pumps"): 30,
+    (TOP, "Women", "Shoes", "Platforms & Wedges"): 30,
+    (TOP, "Women", "Shoes", "Boots"): 30,
+    (TOP, "Women", "Shoes", "Walking"): 30,
+    (TOP, "Women", "Shoes", "Sneakers"): 30,
+    (TOP, "Luggage", "Backpacks"): 30,
+}
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "item"),
+    [
+        (
+            "sneakers for her",
+            "oh wait she has sneakers, what she needs is boots for winter",
+            "boots",
+        ),
+        (
+            "black pumps",
+            "it's on a lawn, thin heels would sink. wedges instead? still black",
+            "wedges",
+        ),
+        (
+            "sneakers",
+            "I'm going to be walking around all day, a backpack makes more sense",
+            "backpack",
+        ),
+    ],
+)
+def test_a_new_item_said_in_a_frame_at_the_end_of_a_clause(make_lexicon, play, first, then, item):
+    """ "walking" after "be" is what the shopper does, no kind of shoe."""
+    state, _ = play(make_lexicon(FOOTWEAR), first, then)
+    assert state.active("category")[-1].value == item
+
+
+def test_a_value_said_instead_is_no_item(make_lexicon, play):
+    state, _ = play(make_lexicon(FOOTWEAR), "black pumps", "leather instead")
+    assert state.active("category")[-1].value == "pumps"
+
+
+@pytest.mark.parametrize(
+    ("message", "kept", "needed"),
+    [
+        ("I have not bought a dress in six years, I need one for a party", "dress", False),
+        ("I won't survive without a proper dress for the gala", "dress", True),
+    ],
+)
+def test_a_story_or_a_need_after_a_negator_turns_nothing_down(lexicon, message, kept, needed):
+    obs = parse_message(message, lexicon, last_question=None, first_turn=True)
+    assert kept not in obs.negated_words and not obs.negated
+    assert not needed or kept in obs.category_text

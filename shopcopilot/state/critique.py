@@ -870,8 +870,8 @@ def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
     ("pink?? no", "denim isn't really office-y")? Further off it is about something else
     ("spandex. no nylon")."""
     for cue in talk.cues:
-        if cue.kind != kind:
-            continue
+        if cue.kind != kind or cue.text.lower() in _CONCEDING:
+            continue  # "cotton though": a wish, conceded; "the first one's a trail shoe though"
         after = talk.text[end : cue.start]
         if cue.start >= end and not after.strip(" ?!,") and _closes(talk.text, cue):
             return True  # "pink?? no", "denim isn't really office-y"
@@ -880,6 +880,9 @@ def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
         if cue.end <= start and len(words_with_spans(between)) <= 1 and "," not in between:
             return True
     return False
+
+
+_CONCEDING = frozenset({"though"})  # rejects a product pointed at, never a value said
 
 
 def _closes(text: str, cue: Cue) -> bool:

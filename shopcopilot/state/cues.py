@@ -84,6 +84,9 @@ WORD_LISTS = (
     "suited_after",
     "lifts_after",
     "lift_fillers",
+    "be_forms",
+    "told_after_a_negator",
+    "needed_without",
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")

@@ -210,7 +210,8 @@ def _named_with_its_use(obs: Observation, lexicon: Lexicon) -> str:
     return item
 
 
-_USES_NOT_NAMED = frozenset({"wedding"})
+# Occasions a guest dresses for: "a dress for an engagement party" is no engagement ring.
+_USES_NOT_NAMED = frozenset({"wedding", "engagement", "anniversary", "graduation", "funeral"})
 
 
 def _around_a_narrower_item(rules_item: str, obs: Observation, lexicon: Lexicon) -> list[str]:
@@ -434,10 +435,19 @@ _VERB = re.compile(
 
 def _without_verbs(text: str) -> str:
     """The text with the words used as verbs blanked out (offsets kept): no verb names the item."""
-    for verb in _VERB.finditer(text):
-        start, end = verb.span(1 if verb.group(1) else 2)
+    spans = [verb.span(1 if verb.group(1) else 2) for verb in _VERB.finditer(text)]
+    words = list(_WORD.finditer(text))
+    spans += [
+        word.span()
+        for before, word in zip(words, words[1:], strict=False)
+        if before.group().lower() in _BE_FORMS and word.group().lower().endswith("ing")
+    ]
+    for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+_BE_FORMS = CONVERSATION.words["be_forms"]
 
 
 def _a_verb_with_object(text: str, mention: Mention) -> bool:
@@ -696,6 +706,7 @@ def _negated_free_words(
     flats")."""
     words = []
     start = 0
+    aside = _set_aside(text)
     for clause in re.split(r"[.;!?,]", text[: _requirement_list_start(text)]):
         begin, start = start, start + len(clause) + 1
         if _NO_PREFERENCE.search(clause) or _NOT_SURE.search(clause):
@@ -707,16 +718,44 @@ def _negated_free_words(
             if part
             and not lexicon.mentions(governed)  # "no hook and loop": one value
             and not _SUITED_AFTER & set(governed.lower().split())  # "not warm enough"
+            and not _told_after(governed)  # "I have not bought a swimsuit in years"
         ]
         said += [text[a:b] for a, b in shown_kinds if begin <= a < begin + len(clause)]
         for phrase in said + [m.group(1) for m in _FREE_OF.finditer(clause)]:
             word = _compound(phrase) or _head_word(phrase)
             if not word or word in _NOT_A_THING or word in _ATTRIBUTE_NAMES:
                 continue
+            if stem(word) in aside:
+                continue  # "instead of a watch ... he never wears watches": the item set aside
             if lexicon.mentions(phrase):
                 continue  # a colour, material... : read as a negated value instead
             words.append(word)
     return words
+
+
+def _set_aside(text: str) -> set[str]:
+    """The stems of what "instead of" or "rather than" sets aside, to the clause's end."""
+    words = [w.strip(".,;!?") for w in text.lower().split()]
+    aside: set[str] = set()
+    for at in range(len(words) - 1):
+        if (words[at], words[at + 1]) in (("instead", "of"), ("rather", "than")):
+            following = text.lower().split()[at + 2 : at + 2 + SET_ASIDE_WORDS]
+            for word in following:
+                aside.add(stem(word.strip(".,;!?")))
+                if word[-1:] in ".,;!?":
+                    break
+    return aside
+
+
+SET_ASIDE_WORDS = 4
+
+
+def _told_after(governed: str) -> bool:
+    words = governed.lower().split()
+    return bool(words) and words[0] in _TOLD_AFTER_A_NEGATOR
+
+
+_TOLD_AFTER_A_NEGATOR = CONVERSATION.words["told_after_a_negator"]
 
 
 def _negated_phrases(clause: str) -> Iterator[tuple[str, str]]:
@@ -973,11 +1012,15 @@ def _category_statement(
     if read is None:
         return ""
     seeking, body = read[0], _without_verbs(read[1])
-    if not lexicon.category_tokens(_without_mentions(body, lexicon)):
+    # A value's word names no item ("black heels"), unless a frame says the item ("wedges instead")
+    named = read[2] and lexicon.names_category_node(body, False)
+    if not lexicon.category_tokens(_without_mentions(body, lexicon)) and not named:
         return ""
     words = lexicon.category_tokens(body)
     opening = first_turn and not obs.category_text
     if seeking or opening:
+        if read[2] and current is not None:  # "rain jackets instead" of jackets keeps the size
+            obs.category_narrows = lexicon.narrows(current, body)
         return _item_span(body, words, lexicon)
     # A reply or a correction names a new item only with a whole category name in it, or its
     # head noun ("sweatshirts") where nothing else can be meant: the answer to a category
@@ -1003,13 +1046,15 @@ def _category_statement(
     return ""
 
 
-def _requested(piece: str) -> tuple[bool, str] | None:
-    """(does the clause ask for something, what it names), without cues, chat and what it
-    rejects; None when it asks for a use, not an item ("I want it for winter")."""
+def _requested(piece: str) -> tuple[bool, str, bool] | None:
+    """(does the clause ask for something, what it names, whether a frame says it is the item),
+    without cues, chat and what it rejects; None when it asks for a use, not an item ("I want it
+    for winter")."""
     cue = _LEADING_CUE.match(piece)
     request = piece[cue.end() :] if cue else piece
     seeking = _SEEKING.match(request)
-    cleft = None if seeking else _first_match(_CLEFTS, request)
+    # "walking around all day, a backpack makes more sense": the frame may close the clause
+    cleft = None if seeking else _first_match(_CLEFTS, request) or _last_cleft(request)
     if cleft:
         body = cleft.group("item")
     else:
@@ -1023,7 +1068,7 @@ def _requested(piece: str) -> tuple[bool, str] | None:
     if switch := _from_to(body):
         body = switch.group("item")
     body = _NEGATED_TAIL.sub("", re.split(r",\s*but\b|\bbut\b", body)[0]).strip(" .,!-:")
-    return bool(seeking or cleft), body
+    return bool(seeking or cleft), body, cleft is not None
 
 
 def _without_indifference(text: str) -> str:
@@ -1032,6 +1077,11 @@ def _without_indifference(text: str) -> str:
     for pattern in (_NO_PREFERENCE, _NOT_SURE):
         text = pattern.sub(lambda m: " " * len(m.group()), text)
     return text
+
+
+def _last_cleft(text: str) -> re.Match[str] | None:
+    parts = _CLAUSE_END.split(text)
+    return _first_match(_CLEFTS, parts[-1].strip()) if len(parts) > 1 else None
 
 
 def _first_match(patterns: list[re.Pattern[str]], text: str) -> re.Match[str] | None:
@@ -1201,7 +1251,12 @@ def _untexted(text: str) -> str:
         counted = not before.isalpha() or before in _COUNTED_BEFORE
         if words[at] == "4" and after in _TEXTED_FOR_BEFORE and not counted:
             words[at] = "for"
+        if words[at].lower() == "without" and before in _NEEDED_WITHOUT:
+            words[at] = "with"  # "I won't survive without a rain coat": one is needed
     return " ".join(words)
+
+
+_NEEDED_WITHOUT = frozenset(CONVERSATION.words["needed_without"])
 
 
 _TEXTED_FOR_BEFORE = frozenset(CONVERSATION.words["texted_for_before"])

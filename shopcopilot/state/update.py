@@ -568,8 +568,8 @@ def _apply_critiques(
     for critique in reading.critiques:
         if critique.kind == "cheaper" and obs.cheap and not critique.pointed:
             continue  # "nothing too expensive, she's a student": a low price wished, no limit
-        if critique.kind == "pricier" and "budget" in obs.no_preference:
-            continue  # "I can spend more", "budget doesn't matter, nicer ones": no floor comes
+        if critique.kind == "pricier" and "budget" in obs.no_preference and not critique.pointed:
+            continue  # "I can spend more": the limit goes, no floor comes
         products = [by_position[p] for p in critique.positions if p in by_position]
         if critique.kind in ("cheaper", "pricier") and set(critique.positions) <= liked:
             critique = replace(critique, liked=True)
