@@ -427,3 +427,22 @@ def test_a_story_or_a_need_after_a_negator_turns_nothing_down(lexicon, message, 
     obs = parse_message(message, lexicon, last_question=None, first_turn=True)
     assert kept not in obs.negated_words and not obs.negated
     assert not needed or kept in obs.category_text
+
+
+@pytest.mark.parametrize(
+    ("message", "refused"),
+    [
+        ("a dress for a party, polyester makes her sweat", "polyester"),
+        ("a dress, wool gives me a rash", "wool"),
+    ],
+)
+def test_a_value_said_to_do_harm_is_turned_down(lexicon, message, refused):
+    obs = parse_message(message, lexicon, last_question=None, first_turn=True)
+    assert [m.value for m in obs.negated] == [refused]
+
+
+def test_a_run_of_years_is_no_running(lexicon):
+    obs = parse_message(
+        "I have lost the costume contest three years running, need a dress", lexicon, None, True
+    )
+    assert not [m for m in obs.values if m.value == "running"]

@@ -821,3 +821,20 @@ def test_a_wish_said_with_though_after_a_list_is_a_wish(person):
     *_, last = _turns(person, "a dress for me", "pockets though, I need somewhere for my phone")
     held = {(r["label"], r["negated"]) for r in last.response["requirements"]}
     assert ("pockets", False) in held and ("not pockets", True) not in held
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "a blue one, my sister says that suits her",
+        "one she can take when she's off visiting my sister",
+    ],
+)
+def test_someone_only_spoken_of_is_no_new_recipient(person, later):
+    """ "my sister says ..." and "visiting my sister": the dress is still for mum."""
+    *_, last = _turns(person, "a dress for my mom", later)
+    labels = [r["label"] for r in last.response["requirements"]]
+    assert "for your mom" in labels and "for your sister" not in labels
+    assert not [
+        r for r in last.response["requirements"] if r["negated"] and r["facet"] == "department"
+    ]

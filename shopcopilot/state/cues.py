@@ -88,6 +88,11 @@ WORD_LISTS = (
     "told_after_a_negator",
     "needed_without",
 )
+# Word lists matched only at one place (right after a value, after a negator, after a form of
+# "be"): their words may still be wishes elsewhere ("not needed" and "needed for work").
+READ_IN_PLACE = frozenset(
+    {"lifts_after", "lift_fillers", "told_after_a_negator", "needed_without", "be_forms"}
+)
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")
 
@@ -121,8 +126,9 @@ class ConversationCues:
         for template in (*_flat(phrases), *_flat(self.frames)):
             for slot in template.split():
                 found.update(re.split(r"[|_]", slot.strip("[]").replace("’", "'")))
-        for words in self.words.values():
-            found.update(words)
+        for role, words in self.words.items():
+            if role not in READ_IN_PLACE:
+                found.update(words)
         found.update(self.attribute_names)
         return frozenset(w for w in found if w.isalpha())
 

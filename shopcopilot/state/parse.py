@@ -310,6 +310,9 @@ def _read_audience(text: str, obs: Observation) -> None:
     ("something for my wife") is no requirement."""
     obs.values = [m for m in obs.values if not _minded_children(text, m)]
     reading = obs.audience = read_audience(text, obs.values)
+    if obs.people:  # "my sister says metal gives her a rash", "visiting my sister": no one's
+        obs.values = [m for m in obs.values if not _someone_not_for(m, reading)]
+        obs.negated = [m for m in obs.negated if not _someone_not_for(m, reading)]
     if reading is None:
         return
     obs.values = [
@@ -317,6 +320,19 @@ def _read_audience(text: str, obs: Observation) -> None:
     ]
     who = reading.words(text)
     obs.fragments = [f for f in obs.fragments if not _only_who(f, who)]
+
+
+def _someone_not_for(mention: Mention, reading: AudienceReading | None) -> bool:
+    """A person's word read as a department, where the audience reader hears no one the item
+    is for (someone speaking, visited or beside the shopper)."""
+    said = mention.text.lower().split()
+    whose, person = said[:1], said[-1:]
+    data = audience_cues()
+    if mention.facet != Facet.DEPARTMENT or tuple(person) not in data.terms:
+        return False
+    if not whose or whose[0] not in data.possessives:
+        return False  # "boys khaki pants", "im a girl": a department said, no one's
+    return reading is None or not reading.covers(mention.start, mention.end)
 
 
 def _minded_children(text: str, mention: Mention) -> bool:
@@ -462,6 +478,13 @@ def _a_verb_with_object(text: str, mention: Mention) -> bool:
     )
 
 
+def _in_a_row(text: str, mention: Mention) -> bool:
+    """ "I have lost three years running": no running."""
+    before = text[: mention.start].lower().split()[-1:]
+    return mention.text.lower() == "running" and before[:1] != [] and before[0] in _SPELLS
+
+
+_SPELLS = frozenset({"years", "times", "weeks", "days", "nights", "months", "seasons", "games"})
 _OBJECT_LEADS = frozenset({"the", "my", "it", "them", "a", "an", "this", "that", "our", "your"})
 _HEAD_CLAUSE = re.compile(r"[^,.;:!?()]+")
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
@@ -506,7 +529,11 @@ MAX_BRAND_WORDS = 4
 
 
 def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: str | None) -> None:
-    mentions = [m for m in lexicon.mentions(text) if not _a_verb_with_object(text, m)]
+    mentions = [
+        m
+        for m in lexicon.mentions(text)
+        if not _a_verb_with_object(text, m) and not _in_a_row(text, m)
+    ]
     if not any(m.facet == "brand" for m in mentions) and (
         loose := _loose_brand_words(text, last_question)
     ):
