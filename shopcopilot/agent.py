@@ -46,7 +46,7 @@ from .rank.spread import blank_streak, picked
 from .reader.model import shipped as shipped_reader
 from .retrieve import RetrievalSettings, meaning_text, retrieve, with_nearest
 from .retrieve.candidates import Candidates, with_found
-from .retrieve.nearest_kind import nearest_kind
+from .retrieve.nearest_kind import department_leaves, nearest_kind, same_kind
 from .state import ShoppingState, update
 from .state.critique import Shown, words_with_spans
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
@@ -620,6 +620,12 @@ class Agent:
         if set(words) <= WHO_WORDS:
             return frozenset(), False  # "something for women" names who, not what
         leaves = categoriser.leaves_under(item.data["node"])
+        if departments := self._departments(state):
+            # The node read may be another department's name for the kind: women's down jackets
+            # are "Down Jackets & Parkas", men's "Down & Down Alternative".
+            held = department_leaves(self.features, departments)
+            if not leaves & held and (same := same_kind(held, tuple(words))):
+                leaves = same
         return leaves, self._decided_by_other_words(item.value, words, leaves)
 
     def _decided_by_other_words(self, name: str, words, leaves: frozenset[str]) -> bool:

@@ -121,3 +121,28 @@ def test_a_watch_asked_for_comes_before_the_kinds_named_for_its_parts(watch_shop
     means the watch."""
     assert all(pid.startswith("WW") for pid in _first_ids(watch_shop, "a watch for women", 5))
     assert all(pid.startswith("WB") for pid in _first_ids(watch_shop, "a watch band", 3))
+
+
+def _down(record) -> list[dict]:
+    mens = _kind(
+        record, "MD", "Men's Quilted Down Jacket Puffer", ["Men", "Down & Down Alternative"]
+    )
+    mens += _kind(record, "MP", "Men's Down Jacket Winter", ["Men", "Down & Down Alternative"])
+    womens = _kind(
+        record, "WD", "Women's Quilted Puffer Coat", ["Women", "Coats", "Down Jackets & Parkas"]
+    )
+    skis = _kind(
+        record, "WS", "Women's Button Down Ski Jacket Warm", ["Women", "Sport", "Ski Jackets"]
+    )
+    return mens + womens + skis
+
+
+@pytest.fixture(scope="module")
+def down_shop(person_on, catalog_record) -> Agent:
+    return person_on(_down(catalog_record))
+
+
+def test_a_department_s_own_name_for_the_kind_read_stands_in_for_it(down_shop):
+    """The categoriser reads the men's "Down & Down Alternative" in "down jacket"; a woman's
+    down jackets are filed as "Down Jackets & Parkas", not among button-down ski jackets."""
+    assert all(pid.startswith("WD") for pid in _first_ids(down_shop, "a down jacket for women", 5))

@@ -130,3 +130,23 @@ def _department_rows(features: FeatureStore, departments: tuple[str, ...]) -> np
         return np.flatnonzero(np.isin(features.codes["department"], wanted))
 
     return features.remembered(("department rows", departments), rows)
+
+
+def department_leaves(features: FeatureStore, departments: tuple[str, ...]) -> frozenset[str]:
+    """The names of the leaves the departments file products under, once per feature store."""
+
+    def names() -> frozenset[str]:
+        rows = _department_rows(features, departments)
+        return frozenset(features.value_names[code] for code, _ in _leaves(features, rows))
+
+    return features.remembered(("department leaves", departments), names)
+
+
+def same_kind(leaves: frozenset[str], item: tuple[str, ...]) -> frozenset[str]:
+    """The leaves whose names hold every stem of the item ("Down Jackets & Parkas" of a down
+    jacket, where the categoriser read the men's "Down & Down Alternative")."""
+    return frozenset(
+        leaf
+        for leaf in leaves
+        if set(item) <= {stem(t) for t in tokens(leaf) if t not in STOPWORDS}
+    )
