@@ -838,3 +838,19 @@ def test_someone_only_spoken_of_is_no_new_recipient(person, later):
     assert not [
         r for r in last.response["requirements"] if r["negated"] and r["facet"] == "department"
     ]
+
+
+def test_starting_over_sets_aside_everything_said(person):
+    *_, last = _turns(person, "a blue dress for my mom under $60", "start over, I need a shirt")
+    labels = [r["label"] for r in last.response["requirements"]]
+    assert labels == ["shirt"]
+
+
+def test_asking_for_more_shows_other_products(person):
+    first, more = _turns(person, "a dress for me", "show me more")
+    assert _ids(more) and not set(_ids(more)) & set(_ids(first)[:3])
+
+
+def test_a_part_a_product_has_is_said_with_with(person):
+    *_, last = _turns(person, "a dress for me", "with pockets", "under $60")
+    assert "with pockets" in last.response["message"]

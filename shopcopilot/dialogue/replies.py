@@ -173,7 +173,12 @@ def _phrase(requirement: Requirement) -> str:
         return f"for {requirement.label}"  # "for girls or women": a daughter of age unsaid
     if requirement.facet == "size":
         return f"in {requirement.label}"
+    if set(requirement.label.lower().split()[-1:]) & _THINGS:
+        return f"with {requirement.label}"  # "leggings with pockets", not "leggings, pockets"
     return requirement.label
+
+
+_THINGS = frozenset(_DATA["_with_things"])
 
 
 def _with(held: str) -> str:

@@ -20,6 +20,7 @@ from .critique import Reading as ShownReading
 from .cues import CONVERSATION
 from .lexicon import DEPARTMENT_NODES, Lexicon
 from .model import (
+    Audience,
     Constraint,
     CritiqueRecord,
     Fragment,
@@ -63,6 +64,8 @@ def update(
     person's reading of the message (state/parse.py, `parse_message`)."""
     new = state.copy()
     new.turn = turn
+    if people and new.history and _starts_over(message):
+        _clear(new)
     item = new.active(Attribute.CATEGORY)
     current = frozenset(item[-1].data.get("words", {})) if item else None
     obs = parse_message(
@@ -379,6 +382,26 @@ def _replace_contrasted(
             constraint.status = Status.REPLACED
             diff.replaced.append(constraint.described())
     return {facet for facet, _ in contrasted}
+
+
+def _starts_over(message: str) -> bool:
+    """ "start over, I need a rain jacket", "new search": nothing said before holds."""
+    plain = f" {' '.join(tokens(message))} "
+    return any(f" {phrase} " in plain for phrase in _START_OVER)
+
+
+_START_OVER = CONVERSATION.words["start_over"]
+
+
+def _clear(state: ShoppingState) -> None:
+    """Everything asked for so far set aside: requirements, refusals, who it is for, wishes."""
+    for constraint in state.active():
+        constraint.status = Status.REPLACED
+    for fragment in state.active_fragments():
+        fragment.status = Status.REPLACED
+    state.rejected = []
+    state.audience = Audience()
+    state.epoch += 1
 
 
 def _lift(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
