@@ -225,6 +225,7 @@ def test_questions_about_shown_products_are_read(message, fact, positions):
         ("does the first one fit a 15 inch laptop?", ("15 inch laptop",)),
         ("does it hold a 13 inch macbook", ("13 inch macbook",)),
         ("is it available in blue, size 10.5?", ("blue", "size 10.5")),
+        ("the third one looks nice, does it come in black?", ("black",)),
     ],
 )
 def test_a_yes_no_question_asks_about_its_values_not_its_verb(message, values):
@@ -323,6 +324,12 @@ def test_a_short_follow_up_asks_the_question_before_of_another_product(person):
     assert f"${_price(person, ids[0]):.2f}" in first.response["message"]
     assert f"${_price(person, ids[2]):.2f}" in third.response["message"]
     assert _ids(third) == ids
+
+
+def test_a_short_follow_up_asks_another_thing_of_the_product_before(person):
+    shown, _, price = _turns(person, "a dress", "what's the second one made of?", "and the price?")
+    assert f"${_price(person, _ids(shown)[1]):.2f}" in price.response["message"]
+    assert "#2" in price.response["message"]
 
 
 def test_places_in_the_list_asked_about_are_no_budget(person):
@@ -785,8 +792,9 @@ def test_colours_either_of_which_will_do_are_said_with_or(person):
     assert "blue or green" in colours.response["message"]
 
 
-def test_nothing_too_expensive_leans_low_without_a_limit(person):
-    *_, last = _turns(person, "a dress for me", "nothing too expensive please")
+@pytest.mark.parametrize("said", ["nothing too expensive please", "not too pricey pls"])
+def test_nothing_too_expensive_leans_low_without_a_limit(person, said):
+    *_, last = _turns(person, "a dress for me", said)
     held = [r for r in last.response["requirements"] if r["facet"] == "budget"]
     assert [r["label"] for r in held] == ["low price"]
 

@@ -92,7 +92,8 @@ def read_question(text: str) -> Question | None:
             return Question("compare", positions, (), False, text)  # "which is warmer, 1 or 2?"
         if not positions and not pronoun and not every:
             return None
-        values = _asked_values(text, spans, used | _pointer_words(talk, spans))
+        said_before = set(range(_question_clause(text, spans)))  # "the third one looks nice, "
+        values = _asked_values(text, spans, used | _pointer_words(talk, spans) | said_before)
         values = tuple(v for v in values if not set(v.split()) <= GENERIC)  # "what about #3"
         if not values:
             return None
@@ -114,8 +115,13 @@ def follow_up(text: str, before: Question | None) -> Question | None:
         return None
     talk = read_shown_talk(text)
     positions = _positions(talk, words)
+    if not positions:  # "and what sizes?" after "what colours does #2 come in?": of #2 too
+        facts = {name for name, phrases in FACT_PHRASES.items() if _find(words, phrases)}
+        if len(facts) == 1 and (fact := facts.pop()) in OF_ONE:
+            return Question(fact, before.positions, (), before.pronoun, text)
+        return None
     rest = set(range(len(words))) - _pointer_words(talk, words_with_spans(text))
-    if not positions or any(words[i] not in FOLLOW_UP for i in rest):
+    if any(words[i] not in FOLLOW_UP for i in rest):
         return None
     return Question(before.fact, positions, before.values, False, text)
 
@@ -128,6 +134,16 @@ def of_the_pair(question: Question, before: Question | None) -> Question:
     if before is None or len(before.positions) < 2:
         return question
     return Question(question.fact, before.positions, (), False, question.text)
+
+
+def _question_clause(text: str, spans: list[tuple[str, int, int]]) -> int:
+    """The index of the first word of the first clause that opens as a question ("does it come
+    in black?" of "the third one looks nice, does it come in black?"); 0 when none does."""
+    for i, (word, start, _) in enumerate(spans):
+        opens = i == 0 or any(c in text[spans[i - 1][2] : start] for c in ",.;!?")
+        if opens and word in OPENERS:
+            return i
+    return 0
 
 
 def _past_interjections(words: list[str]) -> list[str]:
