@@ -446,3 +446,11 @@ def test_a_run_of_years_is_no_running(lexicon):
         "I have lost the costume contest three years running, need a dress", lexicon, None, True
     )
     assert not [m for m in obs.values if m.value == "running"]
+
+
+def test_a_word_after_a_possessive_names_no_brand(make_lexicon):
+    lexicon = make_lexicon(brands=["Head", "Nike"])
+    obs = parse_message("a cap that fits his giant head", lexicon, None, True)
+    assert not [m for m in obs.values if m.facet == "brand"]
+    obs = parse_message("a cap from head", lexicon, None, True)
+    assert [m.value.lower() for m in obs.values if m.facet == "brand"] == ["head"]

@@ -862,3 +862,10 @@ def test_asking_for_more_shows_other_products(person):
 def test_a_part_a_product_has_is_said_with_with(person):
     *_, last = _turns(person, "a dress for me", "with pockets", "under $60")
     assert "with pockets" in last.response["message"]
+
+
+def test_a_wish_said_with_too_is_as_well(person):
+    """ "waterproof too, the site is mud": as well, not too much of it."""
+    *_, last = _turns(person, "a dress for me", "and it needs to be blue too, it's for a party")
+    held = {(r["label"], r["negated"]) for r in last.response["requirements"]}
+    assert ("blue", False) in held and ("not blue", True) not in held

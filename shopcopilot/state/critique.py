@@ -873,7 +873,9 @@ def _cue_near(talk: ShownTalk, start: int, end: int, kind: str) -> bool:
         if cue.kind != kind or cue.text.lower() in _CONCEDING:
             continue  # "cotton though": a wish, conceded; "the first one's a trail shoe though"
         after = talk.text[end : cue.start]
-        if cue.start >= end and not after.strip(" ?!,") and _closes(talk.text, cue):
+        # "waterproof too, ...": as well; "pink? too bright" says too much of something
+        also = cue.text.lower() == "too" and not talk.text[cue.end :].lstrip()[:1].isalpha()
+        if cue.start >= end and not after.strip(" ?!,") and _closes(talk.text, cue) and not also:
             return True  # "pink?? no", "denim isn't really office-y"
         between = talk.text[cue.end : start]
         # A word may sit between ("not in pink"), a comma may not: "no prints, solid only".

@@ -478,6 +478,15 @@ def _a_verb_with_object(text: str, mention: Mention) -> bool:
     )
 
 
+def _owned(text: str, mention: Mention) -> bool:
+    """ "so it fits his giant head": a word after a possessive is a thing of theirs, no brand."""
+    before = text[: mention.start].lower().split()[-2:]
+    return mention.facet == Facet.BRAND and bool(set(before) & _POSSESSIVES)
+
+
+_POSSESSIVES = frozenset({"his", "her", "my", "your", "their", "our"})
+
+
 def _in_a_row(text: str, mention: Mention) -> bool:
     """ "I have lost three years running": no running."""
     before = text[: mention.start].lower().split()[-1:]
@@ -532,7 +541,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
     mentions = [
         m
         for m in lexicon.mentions(text)
-        if not _a_verb_with_object(text, m) and not _in_a_row(text, m)
+        if not _a_verb_with_object(text, m) and not _in_a_row(text, m) and not _owned(text, m)
     ]
     if not any(m.facet == "brand" for m in mentions) and (
         loose := _loose_brand_words(text, last_question)
