@@ -184,6 +184,7 @@ def test_a_bare_number_is_money_only_in_answer_to_a_budget_question():
         ("i wear a 40, ankle boots around 70 euros", None, ["40"], (None, None, 70.0)),
         ("mens 12 wide 100-150", None, ["12"], (100.0, 150.0, None)),
         ("a 33 waist", None, ["33"], None),
+        ("a belt, his waist is 38", None, ["38"], None),
         ("9", "size", ["9"], None),
         ("trail runners 11.5", None, ["11.5"], None),
     ],
