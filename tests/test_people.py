@@ -869,3 +869,15 @@ def test_a_wish_said_with_too_is_as_well(person):
     *_, last = _turns(person, "a dress for me", "and it needs to be blue too, it's for a party")
     held = {(r["label"], r["negated"]) for r in last.response["requirements"]}
     assert ("blue", False) in held and ("not blue", True) not in held
+
+
+def test_a_grown_up_said_counts_a_childs_kind_as_a_childs():
+    """ "a backpack for my wife", "men's": kids' backpacks filed as unisex luggage still come
+    after the grown-ups' (rank/rerank.py `_grown_up`)."""
+    from shopcopilot.rank.rerank import _grown_up
+
+    women = Constraint(attribute=Attribute.STYLE, value="women", data={"facet": "department"})
+    girls = Constraint(attribute=Attribute.STYLE, value="girls", data={"facet": "department"})
+    assert _grown_up(ShoppingState(constraints=[women]))
+    assert not _grown_up(ShoppingState(constraints=[girls]))
+    assert not _grown_up(ShoppingState())

@@ -272,9 +272,12 @@ def rerank(
             batch, item
         )
     young = np.zeros(len(rows))
-    if weights.unasked_young and _nobody_said(state):
+    if weights.unasked_young and (_nobody_said(state) or _grown_up(state)):
+        # For a grown-up said ("for my wife", "men's"), a kids' backpack filed as unisex is a
+        # child's all the same.
         item = tuple(word for word, _ in needs.categories[-1].words) if needs.categories else ()
-        young = _young(batch, columns.parts["category"], _for_grown_ups(state), item)
+        grown = _for_grown_ups(state) or _grown_up(state)
+        young = _young(batch, columns.parts["category"], grown, item)
         columns.parts["category"] = columns.parts["category"] - weights.unasked_young * young
     eligible = np.arange(len(rows))
     if exclude:
@@ -283,6 +286,8 @@ def rerank(
     tier = None
     if weights.hold_hard:
         item = tuple(word for word, _ in needs.categories[-1].words) if needs.categories else ()
+        if (grown := eligible[young[eligible] == 0]).size:
+            eligible = grown  # "black loafers size 8": a grown-up's size, not a baby's loafers
         held = hold(hard, batch, columns.parts["category"], eligible, item)
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
         tier = tier + LIKE_FIRST * _like_the_anchor(needs.critique.anchor, batch)
@@ -361,6 +366,14 @@ def _nobody_said(state: ShoppingState) -> bool:
     return not said and not any(c.data.get("facet") == "department" for c in state.active())
 
 
+def _grown_up(state: ShoppingState) -> bool:
+    """Is the item said to be for a grown-up: a grown-up's department held, or an adult?"""
+    held = [c.value for c in state.active() if c.data.get("facet") == "department"]
+    adult = state.audience.age_group is not None and state.audience.age_group.value == "adult"
+    return adult or bool(held and held[-1] in GROWN_DEPARTMENTS)
+
+
+GROWN_DEPARTMENTS = ("women", "men")
 # The departments of children's things; the kind is a child's when most of its best matches are.
 YOUNG_DEPARTMENTS = ("baby", "girls", "boys", "kids")
 MOSTLY_YOUNG = 0.5
