@@ -454,3 +454,16 @@ def test_a_word_after_a_possessive_names_no_brand(make_lexicon):
     assert not [m for m in obs.values if m.facet == "brand"]
     obs = parse_message("a cap from head", lexicon, None, True)
     assert [m.value.lower() for m in obs.values if m.facet == "brand"] == ["head"]
+
+
+def test_how_it_packs_is_no_size(lexicon):
+    obs = parse_message("a dress that packs small for travel", lexicon, None, True)
+    assert not [m for m in obs.values if m.facet == "size"]
+
+
+def test_a_verb_after_be_and_its_particle_name_no_item():
+    """ "her prom is coming up" had read Cover-Ups; "I'll be walking" had read Walking shoes."""
+    from shopcopilot.state.parse import _without_verbs
+
+    assert _without_verbs("her prom is coming up").split() == ["her", "prom", "is"]
+    assert "walking" not in _without_verbs("I'm going to be walking all day")

@@ -453,17 +453,19 @@ def _without_verbs(text: str) -> str:
     """The text with the words used as verbs blanked out (offsets kept): no verb names the item."""
     spans = [verb.span(1 if verb.group(1) else 2) for verb in _VERB.finditer(text)]
     words = list(_WORD.finditer(text))
-    spans += [
-        word.span()
-        for before, word in zip(words, words[1:], strict=False)
-        if before.group().lower() in _BE_FORMS and word.group().lower().endswith("ing")
-    ]
+    for at, (before, word) in enumerate(zip(words, words[1:], strict=False), start=1):
+        if before.group().lower() in _BE_FORMS and word.group().lower().endswith("ing"):
+            spans.append(word.span())
+            after = words[at + 1] if at + 1 < len(words) else None
+            if after is not None and after.group().lower() in _PARTICLES:
+                spans.append(after.span())  # "her prom is coming up": no cover-ups
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text
 
 
 _BE_FORMS = CONVERSATION.words["be_forms"]
+_PARTICLES = frozenset(w for p in CONVERSATION.phrases["verb_particles"] for w in p.split("|"))
 
 
 def _a_verb_with_object(text: str, mention: Mention) -> bool:
@@ -476,6 +478,15 @@ def _a_verb_with_object(text: str, mention: Mention) -> bool:
             verb.start(1 if verb.group(1) else 2) == mention.start for verb in _VERB.finditer(text)
         )
     )
+
+
+def _how_it_packs(text: str, mention: Mention) -> bool:
+    """ "a raincoat that packs small", "it runs small": how it packs or fits, no size."""
+    before = text[: mention.start].lower().split()[-1:]
+    return mention.facet == Facet.SIZE and bool(set(before) & _PACKS)
+
+
+_PACKS = frozenset({"packs", "pack", "packed", "folds", "fold", "rolls", "runs", "run", "ran"})
 
 
 def _owned(text: str, mention: Mention) -> bool:
@@ -541,7 +552,10 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
     mentions = [
         m
         for m in lexicon.mentions(text)
-        if not _a_verb_with_object(text, m) and not _in_a_row(text, m) and not _owned(text, m)
+        if not _a_verb_with_object(text, m)
+        and not _in_a_row(text, m)
+        and not _owned(text, m)
+        and not _how_it_packs(text, m)
     ]
     if not any(m.facet == "brand" for m in mentions) and (
         loose := _loose_brand_words(text, last_question)
