@@ -406,16 +406,26 @@ def _young(
 
 def _of_the_item(batch: Batch, item: tuple[str, ...]) -> np.ndarray:
     """1.0 for each candidate filed under a kind named for something of the item's rather than
-    the item: the item's last word there, but not at the end ("Watch Bands" of a watch)."""
+    the item: the item's last word there, and at the end a part or an accessory ("Watch Bands"
+    of a watch, "Shoe Trees" of shoes; not "Pajama Sets" or "Bikini Tops", which are the item)."""
     leaves = batch.code("leaf")
     out = np.zeros(len(leaves))
     if not item:
         return out
     for code in np.unique(leaves[leaves >= 0]).tolist():
         words = _leaf_words(batch.features, code)
-        if len(words) > 1 and item[-1] in words[:-1] and words[-1] not in item:
+        if len(words) > 1 and item[-1] in words[:-1] and words[-1] in PARTS_AND_ACCESSORIES:
             out[leaves == code] = 1.0
     return out
+
+
+# What a kind named "<item> <word>" is when it is no kind of the item (stems).
+PARTS_AND_ACCESSORIES = frozenset(
+    {"band", "strap", "tree", "care", "case", "charm", "chain", "box", "rack", "organizer"}
+    | {"lace", "insole", "insert", "polish", "brush", "horn", "dryer", "decoration", "clip"}
+    | {"pin", "cover", "hanger", "accessory", "kit", "stretcher", "protector", "holder"}
+    | {"stand", "tag", "extender", "link", "jack", "shaper", "cleaner", "treatment"}
+)
 
 
 def _leaf_words(features: FeatureStore, code: int) -> tuple[str, ...]:

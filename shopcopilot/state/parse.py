@@ -454,10 +454,14 @@ def _without_verbs(text: str) -> str:
     spans = [verb.span(1 if verb.group(1) else 2) for verb in _VERB.finditer(text)]
     words = list(_WORD.finditer(text))
     for at, (before, word) in enumerate(zip(words, words[1:], strict=False), start=1):
-        if before.group().lower() in _BE_FORMS and word.group().lower().endswith("ing"):
+        after = words[at + 1] if at + 1 < len(words) else None
+        follows = after.group().lower() if after is not None else ""
+        # "I'll be walking around", "her prom is coming up": a verb; "it's running shoes I
+        # need": the -ing word names the kind, a noun after it.
+        done = after is None or follows in _PARTICLES or follows in _AFTER_A_VERB
+        if before.group().lower() in _BE_FORMS and word.group().lower().endswith("ing") and done:
             spans.append(word.span())
-            after = words[at + 1] if at + 1 < len(words) else None
-            if after is not None and after.group().lower() in _PARTICLES:
+            if after is not None and follows in _PARTICLES:
                 spans.append(after.span())  # "her prom is coming up": no cover-ups
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
@@ -465,6 +469,11 @@ def _without_verbs(text: str) -> str:
 
 
 _BE_FORMS = CONVERSATION.words["be_forms"]
+# What follows a verb, never a noun it qualifies: "walking around", "coming to the party".
+_AFTER_A_VERB = frozenset(
+    {"around", "about", "to", "at", "in", "for", "with", "all", "a", "an", "the", "my", "her"}
+    | {"his", "our", "their", "every", "lots", "so", "this", "that", "it", "them", "back"}
+)
 _PARTICLES = frozenset(w for p in CONVERSATION.phrases["verb_particles"] for w in p.split("|"))
 
 
