@@ -286,9 +286,12 @@ def rerank(
     tier = None
     if weights.hold_hard:
         item = tuple(word for word, _ in needs.categories[-1].words) if needs.categories else ()
-        if (grown := eligible[young[eligible] == 0]).size:
-            eligible = grown  # "black loafers size 8": a grown-up's size, not a baby's loafers
         held = hold(hard, batch, columns.parts["category"], eligible, item)
+        grown = eligible[young[eligible] == 0]
+        if grown.size and young[held.positions].all():
+            # "black loafers size 8": only babies' loafers list the size; a grown-up's list
+            # relaxes it rather than show babies' things nobody asked for.
+            held = hold(hard, batch, columns.parts["category"], grown, item)
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
         tier = tier + LIKE_FIRST * _like_the_anchor(needs.critique.anchor, batch)
         tier = tier - YOUNG_AFTER * young.astype(np.int64)
