@@ -92,8 +92,14 @@ WORD_LISTS = (
 # Word lists matched only at one place (right after a value, after a negator, after a form of
 # "be"): their words may still be wishes elsewhere ("not needed" and "needed for work").
 READ_IN_PLACE = frozenset(
-    {"lifts_after", "lift_fillers", "told_after_a_negator", "needed_without", "be_forms"}
-    | {"start_over"}
+    {
+        "lifts_after",
+        "lift_fillers",
+        "told_after_a_negator",
+        "needed_without",
+        "be_forms",
+        "start_over",
+    }
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"
 _SLOT = re.compile(rf"{_CHOICES}|\[{_CHOICES}\]|\{{item\}}|\{{any\}}")

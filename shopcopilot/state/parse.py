@@ -474,7 +474,6 @@ _AFTER_A_VERB = frozenset(
     {"around", "about", "to", "at", "in", "for", "with", "all", "a", "an", "the", "my", "her"}
     | {"his", "our", "their", "every", "lots", "so", "this", "that", "it", "them", "back"}
 )
-_PARTICLES = frozenset(w for p in CONVERSATION.phrases["verb_particles"] for w in p.split("|"))
 
 
 def _a_verb_with_object(text: str, mention: Mention) -> bool:
@@ -794,12 +793,12 @@ def _negated_free_words(
 
 def _set_aside(text: str) -> set[str]:
     """The stems of what "instead of" or "rather than" sets aside, to the clause's end."""
-    words = [w.strip(".,;!?") for w in text.lower().split()]
+    said = text.lower().split()
+    words = [w.strip(".,;!?") for w in said]
     aside: set[str] = set()
     for at in range(len(words) - 1):
         if (words[at], words[at + 1]) in (("instead", "of"), ("rather", "than")):
-            following = text.lower().split()[at + 2 : at + 2 + SET_ASIDE_WORDS]
-            for word in following:
+            for word in said[at + 2 : at + 2 + SET_ASIDE_WORDS]:
                 aside.add(stem(word.strip(".,;!?")))
                 if word[-1:] in ".,;!?":
                     break
