@@ -114,6 +114,7 @@ FOR_PEOPLE = AgentSettings(
         unasked_young=UNASKED_YOUNG,
         shown_words=SHOWN_WORDS,
         accessory=ACCESSORY,
+        wishes_first=True,
     ),
     dialogue=DialogueSettings(narrow=False),
     people=True,

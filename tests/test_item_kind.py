@@ -146,3 +146,38 @@ def test_a_department_s_own_name_for_the_kind_read_stands_in_for_it(down_shop):
     """The categoriser reads the men's "Down & Down Alternative" in "down jacket"; a woman's
     down jackets are filed as "Down Jackets & Parkas", not among button-down ski jackets."""
     assert all(pid.startswith("WD") for pid in _first_ids(down_shop, "a down jacket for women", 5))
+
+
+def _pumps(record) -> list[dict]:
+    path = ["Women", "Shoes", "Pumps"]
+    round_toes = [
+        record(
+            f"RT{n}",
+            f"{name} Women's Round Toe Pumps Wide Width Office Shoes",
+            categories=[TOP, *path],
+            price=30.0,
+            details={"Size": "8"},
+            rating_number=500,
+        )
+        for n, name in enumerate(NAMES)
+    ]
+    pointed = [
+        record(f"PT{n}", f"{name} Women's Pointed Toe Pumps", categories=[TOP, *path], price=40.0)
+        for n, name in enumerate(NAMES[:4])
+    ]
+    return round_toes + pointed
+
+
+@pytest.fixture(scope="module")
+def pump_shop(person_on, catalog_record) -> Agent:
+    return person_on(_pumps(catalog_record))
+
+
+def test_a_style_asked_for_comes_first_as_a_colour_would(pump_shop):
+    """Round toes that list the size asked for scored above pointed toes that list none."""
+    message = "pointed toe pumps, size 8, wide width"
+    assert all(pid.startswith("PT") for pid in _first_ids(pump_shop, message, 4))
+    scores_alone = pump_shop.with_settings(
+        replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, wishes_first=False))
+    )
+    assert not all(pid.startswith("PT") for pid in _first_ids(scores_alone, message, 4))

@@ -37,6 +37,7 @@ from .evidence import (
     rejection_check,
     shown_coverage,
     value_check,
+    value_words,
 )
 from .hard import Requirement, hard_requirements, hold, unisex_childs
 from .spread import anchor_of, blank_streak, picked, spread_order
@@ -96,6 +97,10 @@ class RankWeights:
     # A person's list: products filed under a kind named for a part or an accessory of the item
     # ("Watch Bands" of a watch, "Shoe Care" of shoes) come after the item's own. 0: off.
     accessory: float = 0.0
+    # A person's list: a product saying more of the styles and features the shopper asked for
+    # comes first, as one naming the colour asked for does ("pointed toe pumps": pointed toes
+    # before round toes that list the size). Off: they only add to the score.
+    wishes_first: bool = False
 
 
 @dataclass(slots=True)
@@ -295,6 +300,8 @@ def rerank(
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
         tier = tier + LIKE_FIRST * _like_the_anchor(needs.critique.anchor, batch)
         tier = tier - YOUNG_AFTER * young.astype(np.int64)
+        if weights.wishes_first:
+            tier = tier + _wishes_met(needs, columns)
     wishes = _wishes(state) if weights.shown_words else {}
     add_prominence(columns, probes, batch, weights, eligible, limit, wishes)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
@@ -305,6 +312,23 @@ def rerank(
         ranking[:] = [ranking[i] for i in order]
         ranking.spread = True
     return ranking.explain(explain_top)
+
+
+WISH_FACETS = ("style", "fit", "closure")
+
+
+def _wishes_met(needs: Requirements, columns: Columns) -> np.ndarray:
+    """Per candidate: how many of the styles and features asked for it says in full. One the
+    item's words say already is no wish of its own: "knee high" of "over the knee boots" would
+    put knee-high socks first."""
+    item = {word for probe in needs.categories for word, _ in probe.words}
+    met = np.zeros(len(columns.parts["category"]), dtype=np.int64)
+    for (constraint, _, _), match in zip(needs.values, columns.values, strict=True):
+        if constraint.data.get("facet") in WISH_FACETS and item.isdisjoint(
+            value_words(constraint.value)
+        ):
+            met += match >= 1.0
+    return met
 
 
 def _wishes(state: ShoppingState) -> dict[str, tuple[str, ...]]:
