@@ -14,6 +14,7 @@ from shopcopilot.index.text import ROOT_CATEGORY as TOP
 from shopcopilot.state import cues
 from shopcopilot.state.cues import CONVERSATION, CueDataError, load_cues, template_pattern
 from shopcopilot.state.parse import parse_message
+from shopcopilot.state.requirements import requirements
 
 STATE = Path(cues.__file__).parent
 
@@ -467,3 +468,16 @@ def test_a_verb_after_be_and_its_particle_name_no_item():
 
     assert _without_verbs("her prom is coming up").split() == ["her", "prom", "is"]
     assert "walking" not in _without_verbs("I'm going to be walking all day")
+
+
+def test_an_intensifier_after_a_refused_thing_is_no_part_of_it(lexicon):
+    obs = parse_message(
+        "sandals for work, no heels whatsoever", lexicon, last_question=None, first_turn=True
+    )
+    assert obs.negated_words in (["heels"], ["heel"])
+
+
+def test_praise_after_a_wish_is_no_part_of_its_chip(lexicon, play):
+    state, _ = play(lexicon, "a dress", "side slits would be amazing")
+    labels = [r.label for r in requirements(state) if r.facet == "feature"]
+    assert labels and not any("amazing" in label for label in labels)
