@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .dialogue import DialogueSettings, decide
-from .dialogue.answers import Answer, answer, short
+from .dialogue.answers import Answer, answer, as_listed, short, which_have
 from .dialogue.examples import starters
 from .dialogue.replies import (
     change_lead,
@@ -235,7 +235,11 @@ class Agent:
         talk = Talk(question=self._question(before, message) if drop is None else None)
         if drop is not None:
             state, diff, talk.dropped = self._drop(tracer, before, drop, turn)
-        elif talk.question is not None and not self._asks_more(before, message, turn, talk):
+        elif (
+            talk.question is not None
+            and not self._asks_more(before, message, turn, talk)
+            and not self._none_shown_has(before, talk.question)
+        ):
             # Only a question: what it names is asked about, not wanted.
             state, diff = self._asked(tracer, before, message, turn, talk.question)
         else:
@@ -356,12 +360,32 @@ class Agent:
             event.summary = "removed " + (", ".join(r.label for r in gone) or "nothing")
         return new, diff, gone
 
+    def _none_shown_has(self, state: ShoppingState, question: Question) -> bool:
+        """ "Do any of those come in brown?" of a list none of which says brown: a wish to see
+        brown ones, read as a request besides its answer."""
+        return bool(self._having(state, question) == [])
+
+    def _having(self, state: ShoppingState, question: Question) -> list[int] | None:
+        """The places of the shown products that say what a question about the whole list asks
+        ("any of them with a hood?"); None for another question."""
+        if question.fact != "has" or not question.every or question.positions:
+            return None
+        if not question.values or not state.last_shown:
+            return None
+        shown = self.index.store.get_many(state.last_shown)
+        return which_have([shown[a] for a in state.last_shown if a in shown], question.values)
+
     def _keep_asked_about(self, before: ShoppingState, ranked, talk: Talk):
-        """After a question the list the shopper asked about stays as it was, in its order."""
+        """After a question the list the shopper asked about stays as it was, in its order, but
+        for the products that say what was asked of the whole list: those first."""
         if talk.question is None or talk.mixed or not before.last_shown:
             return ranked
         order = {asin: i for i, asin in enumerate(before.last_shown)}
-        ranked.sort(key=lambda s: order.get(s.parent_asin, len(order)))
+        having = self._having(before, talk.question) or []
+        first = {before.last_shown[n - 1] for n in having if n <= len(before.last_shown)}
+        ranked.sort(
+            key=lambda s: (s.parent_asin not in first, order.get(s.parent_asin, len(order)))
+        )
         return ranked
 
     def _for_people(self, before, state, diff, ranked, decision, talk: Talk):
@@ -376,6 +400,13 @@ class Agent:
             position = before.last_shown.index(pointed[0]) + 1 if pointed else 1
             talk.answers = [answer(talk.question, products, position)]
             said = " ".join(a.text for a in talk.answers)
+            having = self._having(before, talk.question) or []
+            if not talk.mixed and having != list(range(1, len(having) + 1)):
+                # "any with a hood?": those come first, so their places are said anew
+                said = _moved_up(state.turn, len(having), talk.question.values)
+                talk.answers = [
+                    replace(talk.answers[0], positions=tuple(range(1, len(having) + 1)))
+                ]
             if not talk.mixed:
                 decision.message = said
                 decision.ask_attribute, decision.options = None, []
@@ -775,6 +806,13 @@ def _same_or_wider_item(before: ShoppingState, after: ShoppingState) -> bool:
     if not was or not now:
         return False
     return set(now[-1].data.get("words", {})) <= set(was[-1].data.get("words", {}))
+
+
+def _moved_up(turn: int, count: int, values: tuple[str, ...]) -> str:
+    value = " or ".join(as_listed(v) for v in values)
+    if count == 1:
+        return say("moved_up_one", turn, value=value)
+    return say("moved_up", turn, count=count, value=value, places=f"#1 to #{count}")
 
 
 def _asked_before(state: ShoppingState) -> Question | None:

@@ -165,7 +165,11 @@ def _pumps(record) -> list[dict]:
         record(f"PT{n}", f"{name} Women's Pointed Toe Pumps", categories=[TOP, *path], price=40.0)
         for n, name in enumerate(NAMES[:4])
     ]
-    return round_toes + pointed
+    arches = [
+        record(f"AS{n}", f"{name} Women's Arch Support Pumps", categories=[TOP, *path], price=40.0)
+        for n, name in enumerate(NAMES[4:7])
+    ]
+    return round_toes + pointed + arches
 
 
 @pytest.fixture(scope="module")
@@ -181,3 +185,22 @@ def test_a_style_asked_for_comes_first_as_a_colour_would(pump_shop):
         replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, wishes_first=False))
     )
     assert not all(pid.startswith("PT") for pid in _first_ids(scores_alone, message, 4))
+
+
+def test_a_wish_in_free_words_comes_first_as_a_style_would(pump_shop):
+    """Round toes that list the size and width asked for scored above the arch support asked
+    for in free words."""
+    said = ("pumps, size 8, wide width", "arch support would be amazing")
+    assert all(pid.startswith("AS") for pid in _after(pump_shop, said)[:3])
+    scores_alone = pump_shop.with_settings(
+        replace(FOR_PEOPLE, ranking=replace(FOR_PEOPLE.ranking, wishes_first=False))
+    )
+    assert not all(pid.startswith("AS") for pid in _after(scores_alone, said)[:3])
+
+
+def _after(agent: Agent, messages: tuple[str, ...]) -> list[str]:
+    agent.reset("said", {})
+    response: dict = {}
+    for turn, message in enumerate(messages, 1):
+        response = agent.respond("said", message, turn)
+    return [r["parent_asin"] for r in response["recommendations"]]

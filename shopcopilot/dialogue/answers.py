@@ -157,7 +157,7 @@ def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
         if said:
             found.append(said)
         else:
-            missing.append(_as_listed(value))
+            missing.append(as_listed(value))
     parts = []
     if found:
         parts.append(f"Yes, the listing for #{position} says {_join(found)}.")
@@ -167,10 +167,15 @@ def _has(product: Product, position: int, values: tuple[str, ...]) -> str:
     return " ".join(parts) or f"The listing for #{position} doesn't say."
 
 
+def which_have(shown: Sequence[Product], values: tuple[str, ...]) -> list[int]:
+    """The places (from 1) of the products whose listing says every value."""
+    return [n for n, product in enumerate(shown, 1) if _says_all(product, values)]
+
+
 def _which_have(shown: Sequence[Product], values: tuple[str, ...]) -> Answer:
     """ "Which of these are leather?": the places whose listing says so."""
-    yes = [n for n, product in enumerate(shown, 1) if _says_all(product, values)]
-    asked = " or ".join(_as_listed(v) for v in values)
+    yes = which_have(shown, values)
+    asked = " or ".join(as_listed(v) for v in values)
     if not yes:
         text = f"None of these listings says {asked}."
     elif len(yes) == len(shown):
@@ -338,7 +343,7 @@ def _said_otherwise(product: Product, value: str) -> str:
     return ""
 
 
-def _as_listed(value: str) -> str:
+def as_listed(value: str) -> str:
     """The thing asked about, with what a listing would call it: "wick sweat (moisture
     wicking)", so the shopper knows what was looked for."""
     other = next(

@@ -300,9 +300,11 @@ def rerank(
         eligible, relaxed, tier = held.positions, held.relaxed, held.tier
         tier = tier + LIKE_FIRST * _like_the_anchor(needs.critique.anchor, batch)
         tier = tier - YOUNG_AFTER * young.astype(np.int64)
-        if weights.wishes_first:
-            tier = tier + _wishes_met(needs, columns)
-    wishes = _wishes(state) if weights.shown_words else {}
+    wishes = _wishes(state) if weights.shown_words or weights.wishes_first else {}
+    if weights.hold_hard and weights.wishes_first:
+        required = {f.text for f in fragments if f.level == Level.HARD}
+        said = {text: words for text, words in wishes.items() if text in required}
+        tier = tier + _wishes_met(needs, columns) + _free_wishes_met(said, batch)
     add_prominence(columns, probes, batch, weights, eligible, limit, wishes)
     ranking = _ranked(features, rows, columns, needs, probes, eligible, limit, relaxed, batch, tier)
     if weights.hold_hard:
@@ -328,6 +330,17 @@ def _wishes_met(needs: Requirements, columns: Columns) -> np.ndarray:
             value_words(constraint.value)
         ):
             met += match >= 1.0
+    return met
+
+
+def _free_wishes_met(wishes: dict[str, tuple[str, ...]], batch: Batch) -> np.ndarray:
+    """Per candidate: how many wishes in free words ("arch support", "shoe compartment") it
+    uses every word of. Only those said as requirements: "comfy" is a preference."""
+    met = np.zeros(len(batch), dtype=np.int64)
+    for words in wishes.values():
+        said = [word for word in words if word.isalpha()]
+        if said and all(word in batch.has for word in said):
+            met += np.logical_and.reduce([batch.has[word] for word in said])
     return met
 
 
