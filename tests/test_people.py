@@ -902,3 +902,8 @@ def test_asking_whether_any_comes_in_a_colour_none_shown_has_looks_for_it(person
     assert asked.response["message"].startswith("None of these")
     assert _ids(asked)[0] == "DR2"
     assert any(r["value"] == "red" for r in asked.response["requirements"])
+
+
+def test_a_wish_in_a_few_free_words_is_named_as_the_turns_news(person):
+    *_, last = _turns(person, "a dress for me", "machine wash would be amazing")
+    assert "machine wash" in last.response["message"].split(".")[0]

@@ -83,10 +83,13 @@ def change_lead(
     added = [r for r in now if (r.facet, r.value.lower(), r.negated) not in earlier]
     kept = [r for r in now if (r.facet, r.value.lower(), r.negated) in earlier]
     item = item or item_words(state)
-    # A wish in free words is in the chips; a word turned down is a change worth naming.
+    # A word turned down is a change worth naming; a wish in free words is named when it is the
+    # turn's only news and says it in a few words ("arch support"), else the chips show it.
     shown_added = [
         r for r in added if r.negated or r.facet not in ("item", "feature", "recipient", "age")
     ]
+    if not shown_added and not new_item and before:
+        shown_added = [r for r in added if r.facet == "feature" and _few_words(r.label)]
     held = _held(kept if not new_item else now, item)
     if new_item:
         lead = say("new_item", turn, item=item, count=count, held=_with(held))
@@ -102,6 +105,13 @@ def change_lead(
     if left_out:
         lead += " " + say("no_longer", turn, dropped=_join(list(left_out)))
     return lead
+
+
+FEW_WORDS = 3
+
+
+def _few_words(label: str) -> bool:
+    return 0 < len(label.split()) <= FEW_WORDS
 
 
 def _first_item(added: Sequence[Requirement], before: Sequence[Requirement]) -> bool:
