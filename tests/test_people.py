@@ -226,6 +226,7 @@ def test_questions_about_shown_products_are_read(message, fact, positions):
         ("does it hold a 13 inch macbook", ("13 inch macbook",)),
         ("is it available in blue, size 10.5?", ("blue", "size 10.5")),
         ("the third one looks nice, does it come in black?", ("black",)),
+        ("oh these are cute!! does any of them have a hood though?", ("hood",)),
     ],
 )
 def test_a_yes_no_question_asks_about_its_values_not_its_verb(message, values):
@@ -614,6 +615,8 @@ def test_another_kind_of_shoe_keeps_the_shoe_size(person_on, catalog_record):
     *_, jeans = _turns(agent, "a dress size 8", "actually jeans instead", session="j")
     assert "size 8" not in [r["label"] for r in jeans.response["requirements"]]
     assert "Size 8 no longer applies" in jeans.response["message"]  # not a bare "8"
+    *_, boots = _turns(agent, "a dress size 8, midi", "actually boots instead", session="b")
+    assert " no longer apply " in boots.response["message"]  # two of them
 
 
 def test_a_pick_is_answered_as_the_choice(person_on, catalog_record):

@@ -103,7 +103,8 @@ def change_lead(
     else:
         lead = say("same", turn, item=item, count=count, held=_with(held))
     if left_out:
-        lead += " " + say("no_longer", turn, dropped=_join(list(left_out)))
+        applies = "applies" if len(left_out) == 1 else "apply"
+        lead += " " + say("no_longer", turn, dropped=_join(list(left_out)), applies=applies)
     return lead
 
 

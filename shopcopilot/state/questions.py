@@ -54,7 +54,24 @@ class Question:
 
 
 def read_question(text: str) -> Question | None:
-    """The question the message asks about shown products, if it asks one."""
+    """The question the message asks about shown products, if it asks one; after a remark of
+    its own ("oh these are cute!! do any of them have a hood?"), the sentence asking it."""
+    question = _read_question(text)
+    if question is None and (asked := _asking_sentence(text)) != text:
+        question = _read_question(asked)
+    return question
+
+
+def _asking_sentence(text: str) -> str:
+    """The sentence that ends with the message's first question mark."""
+    end = text.find("?")
+    if end < 0:
+        return text
+    start = max(text.rfind(stop, 0, end) for stop in ".!")
+    return text[start + 1 : end + 1].strip() if start >= 0 else text
+
+
+def _read_question(text: str) -> Question | None:
     if "?" in text.rstrip()[:-1]:
         text = text[: text.index("?") + 1]  # "does #1 have pockets? she loves them": the question
     spans = words_with_spans(text)
