@@ -481,3 +481,10 @@ def test_praise_after_a_wish_is_no_part_of_its_chip(lexicon, play):
     state, _ = play(lexicon, "a dress", "side slits would be amazing")
     labels = [r.label for r in requirements(state) if r.facet == "feature"]
     assert labels and not any("amazing" in label for label in labels)
+
+
+def test_a_short_wish_after_the_item_is_counted_without_its_praise(lexicon):
+    obs = parse_message(
+        "a dress, side slits would be great", lexicon, None, first_turn=True, people=True
+    )
+    assert any("side slits" in fragment for fragment in obs.fragments)

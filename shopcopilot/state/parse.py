@@ -958,15 +958,21 @@ def _besides_the_item(
     # ("fishnet stockings": fishnet).
     before = _adjoining_wish(body[: said.start()], lexicon, rejected)
     own, *more = body[said.end() :].split(",")
-    # A later clause is a wish when it is short ("gloves, touchscreen") or asks for something
-    # ("..., need something really cushioned"); another long one is talk.
-    more = [p for p in more if len(p.split()) <= SHORT_CLAUSE or _SEEKING.match(p.strip())]
+    # A later clause is a wish when it is short ("gloves, touchscreen", "touchscreen would be
+    # great": its praise says nothing of the product) or asks for something ("..., need
+    # something really cushioned"); another long one is talk.
+    more = [p for p in more if _said_in_few_words(p) or _SEEKING.match(p.strip())]
     after = [
         _wish(part, lexicon, rejected, request=True)
         for part in (own, *more)
         if not _about_someone(part) or _SEEKING.match(part.strip())  # "I want to be a witch"
     ]
     return ", ".join(w for w in (before, *after) if w)
+
+
+def _said_in_few_words(clause: str) -> bool:
+    words = [t for t in tokens(clause) if t not in NOT_A_WISH and t not in STOPWORDS]
+    return len(words) <= SHORT_CLAUSE
 
 
 def _about_someone(clause: str) -> bool:
