@@ -488,3 +488,16 @@ def test_a_short_wish_after_the_item_is_counted_without_its_praise(lexicon):
         "a dress, side slits would be great", lexicon, None, first_turn=True, people=True
     )
     assert any("side slits" in fragment for fragment in obs.fragments)
+
+
+def test_a_store_named_by_a_very_common_word_is_the_word_unless_said_as_a_store(make_lexicon):
+    lexicon = make_lexicon(brands=["Start", "Guess"])
+    brands = lambda said: [  # noqa: E731
+        m.value.lower()
+        for m in parse_message(said, lexicon, None, True).values
+        if m.facet == "brand"
+    ]
+    assert brands("where do I even start? maybe a cap") == []
+    assert brands("a cap from start") == ["start"]
+    assert brands("a cap by Start") == ["start"]
+    assert brands("a guess cap") == ["guess"]

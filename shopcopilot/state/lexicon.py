@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 
 from rapidfuzz import fuzz, process
+from wordfreq import zipf_frequency
 
 from ..catalog import vocabulary
 from ..catalog.vocabulary import Mention, find_mentions, find_mentions_in_each
@@ -40,6 +41,19 @@ MIN_COMPOUND_PART = 3  # "wrist" + "watches"; shorter parts make false compounds
 _NOT_ITEMS = frozenset(stem(word) for word in CONVERSATION.words["not_items"])
 _SUBJECTS = frozenset({"i", "we", "you", "they", "he", "she"})
 _ANY_WORD = re.compile(r"[A-Za-z]+")
+EVERYDAY = 5.3  # zipf frequency of words as common as "start", "first" or "next"
+_NAMES_A_STORE = frozenset({"by", "from", "brand"})
+
+
+def _everyday_word(text: str, word: re.Match[str], before: list[str]) -> bool:
+    """A store name that is a very common word, typed in lower case with no "by" or "from"
+    before it, is the word."""
+    said = text[word.start() : word.end()]
+    return (
+        said.islower()
+        and not (before and before[0] in _NAMES_A_STORE)
+        and zipf_frequency(said.strip(".'"), "en") >= EVERYDAY
+    )
 _BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
 # Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay
 # whole.
@@ -128,6 +142,8 @@ class Lexicon:
                 name = said if said in self._brands else said.rstrip(".")
                 if width == 1 and index and words[index - 1] in _SUBJECTS:
                     break  # "I guess", "we coach": a verb, not the store
+                if width == 1 and _everyday_word(text, matches[index], words[index - 1 : index]):
+                    break  # "where do I even start?": the word, not the store "Start"
                 if name in self._brands:
                     start = matches[index].start()
                     end = matches[index + width - 1].end() - (len(said) - len(name))
