@@ -910,3 +910,17 @@ def test_asking_whether_any_comes_in_a_colour_none_shown_has_looks_for_it(person
 def test_a_wish_in_a_few_free_words_is_named_as_the_turns_news(person):
     *_, last = _turns(person, "a dress for me", "machine wash would be amazing")
     assert "machine wash" in last.response["message"].split(".")[0]
+
+
+def test_a_two_year_old_sees_the_babys_department_first_and_a_four_year_old_the_girls(
+    person_on, catalog_record
+):
+    kinds = (
+        ("GD", "Girls Party Dress", [TOP, "Girls", "Clothing", "Dresses"], 12),
+        ("BD", "Baby Girls Party Dress", [TOP, "Baby", "Baby Girls", "Clothing", "Dresses"], 6),
+    )
+    agent = person_on(_kinds(catalog_record, *kinds))
+    [two] = _turns(agent, "a party dress for my 2 year old daughter")
+    assert _first_are(two, "BD", 5)
+    [four] = _turns(agent, "a party dress for my 4 year old daughter", session="four")
+    assert _first_are(four, "GD", 5)

@@ -23,6 +23,7 @@ from ..terms import Attribute, Level
 from .evidence import (
     Batch,
     CategoryProbe,
+    accepted_departments,
     PreparedCheck,
     anchor_parts,
     brands_of,
@@ -284,6 +285,11 @@ def rerank(
         grown = _for_grown_ups(state) or _grown_up(state)
         young = _young(batch, columns.parts["category"], grown, item)
         columns.parts["category"] = columns.parts["category"] - weights.unasked_young * young
+    if weights.hold_hard and (first := _first_department(state)):
+        # "my 2 year old": either the baby's or the girls' department fits, the baby's first
+        columns.parts["category"] = columns.parts["category"] + FIRST_DEPARTMENT * batch.code_is(
+            "department", accepted_departments(first)
+        )
     eligible = np.arange(len(rows))
     if exclude:
         eligible = eligible[~np.isin(rows, features.rows(exclude))]
@@ -314,6 +320,18 @@ def rerank(
         ranking[:] = [ranking[i] for i in order]
         ranking.spread = True
     return ranking.explain(explain_top)
+
+
+FIRST_DEPARTMENT = 3.0  # half a category match: a preference among departments that fit
+
+
+def _first_department(state: ShoppingState) -> str:
+    """The department to show first of those that fit who the item is for ("baby" for a two
+    year old, whose clothes are the girls' or the baby's)."""
+    for constraint in state.active():
+        if constraint.data.get("facet") == "department" and constraint.data.get("first"):
+            return str(constraint.data["first"])
+    return ""
 
 
 WISH_FACETS = ("style", "fit", "closure")

@@ -9,6 +9,7 @@ data/audience.json (see audience_cues).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,7 +17,7 @@ from typing import NamedTuple
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
-from text_to_num import text2num
+from text_to_num import alpha2digit, text2num
 
 from ..catalog.vocabulary import Mention, accepted_departments
 from ..terms import QUESTION_FOR, Facet, Level, Status
@@ -475,6 +476,8 @@ def _note_childs_gender(state: ShoppingState) -> None:
             data.update(also="baby", gender=gender)
         elif toddler and constraint.value == "kids":
             data["also"] = "baby"  # "my 2 year old": a toddler's things of either gender
+        if data.get("also") == "baby" and _two_or_under(state.audience.age_group):
+            data["first"] = "baby"  # baby clothes go up to 24 months: theirs first
         constraint.data = data
 
 
@@ -558,6 +561,17 @@ GROWN = {"boys": "men", "girls": "women"}  # a child's department and the grown-
 
 def _in_months(fact: AudienceFact, data: Cues) -> bool:
     return any(data.unit("months", word) for word in fact.text.lower().split())
+
+
+BABY_YEARS = 2  # the baby departments' sizes go up to 24 months
+
+
+def _two_or_under(fact: AudienceFact | None) -> bool:
+    """An age said of two years or less ("my 2 year old", "she's two")."""
+    if fact is None or fact.cue != AGE:
+        return False
+    numbers = re.findall(r"\d+(?:\.\d+)?", alpha2digit(fact.text.lower(), "en", threshold=0))
+    return bool(numbers) and float(numbers[0]) <= BABY_YEARS
 
 
 def _apply_department(

@@ -54,6 +54,8 @@ def _everyday_word(text: str, word: re.Match[str], before: list[str]) -> bool:
         and not (before and before[0] in _NAMES_A_STORE)
         and zipf_frequency(said.strip(".'"), "en") >= EVERYDAY
     )
+
+
 _BRAND_WORD = re.compile(r"[a-z0-9][a-z0-9&'.-]*")
 # Where a clause ends: a comma or full stop (or ; ! ?) before a space; "9.5" and "$40.99" stay
 # whole.
