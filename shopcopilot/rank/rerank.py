@@ -23,8 +23,8 @@ from ..terms import Attribute, Level
 from .evidence import (
     Batch,
     CategoryProbe,
-    accepted_departments,
     PreparedCheck,
+    accepted_departments,
     anchor_parts,
     brands_of,
     budget_match,
