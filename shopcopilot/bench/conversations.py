@@ -20,7 +20,10 @@ from ..state.requirements import FACETS, requirements
 from ..terms import Facet
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "conversations"
-SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "all")
+SPLITS = (
+    "dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
+    "all",
+)  # fmt: skip
 CATALOGS = ("embedded", "real")
 FACTS = ("price", "rating", "has", "material", "cheaper", "cheapest", "best_rated", "compare")
 PRODUCT_CHECKS = ("kind", "has", "none", "price_at_most")  # what feasibility is decided on
@@ -63,6 +66,7 @@ SUITE_FILES = (
     ("suite.jsonl", None),
     ("dev2.jsonl", "dev"),
     ("dev3.jsonl", "dev"),
+    ("dev4.jsonl", "dev"),
     ("fresh.jsonl", "fresh"),
     ("fresh2.jsonl", "fresh2"),
     ("fresh3.jsonl", "fresh3"),
@@ -70,12 +74,13 @@ SUITE_FILES = (
     ("fresh5.jsonl", "fresh5"),
     ("fresh6.jsonl", "fresh6"),
     ("fresh7.jsonl", "fresh7"),
+    ("fresh8.jsonl", "fresh8"),
 )
 
 
 def load_suite(folder: Path = SUITE_DIR, split: str = "all") -> list[Conversation]:
     """The conversations of one split: dev and test live in suite.jsonl (and more dev in
-    dev2.jsonl, dev3.jsonl), the fresh slices in fresh.jsonl ... fresh7.jsonl."""
+    dev2.jsonl ... dev4.jsonl), the fresh slices in fresh.jsonl ... fresh8.jsonl."""
     if split not in SPLITS:
         raise SuiteError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
     found: list[Conversation] = []
