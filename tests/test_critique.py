@@ -560,3 +560,8 @@ def test_a_question_about_one_shown_product_leaves_no_words_to_search(lexicon):
 def test_a_value_said_as_the_change_to_a_product_replaces_that_facet(lexicon, said, kept):
     state, _ = played(lexicon, "I need a red wallet", said)
     assert {c.value for c in state.active() if c.data.get("facet") == "color"} == kept
+
+
+def test_a_size_word_said_of_a_person_is_no_critique():
+    talk = read_shown_talk("these are way too big, he's tiny")
+    assert [c.kind for c in talk.cues] == ["smaller"]

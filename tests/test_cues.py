@@ -501,3 +501,18 @@ def test_a_store_named_by_a_very_common_word_is_the_word_unless_said_as_a_store(
     assert brands("a cap from start") == ["start"]
     assert brands("a cap by Start") == ["start"]
     assert brands("a guess cap") == ["guess"]
+
+
+def test_these_being_for_someone_turns_nobody_down(lexicon):
+    obs = parse_message("these are for my wife actually", lexicon, None, False, shown=10)
+    assert not obs.negated
+
+
+def test_what_someone_does_not_need_is_refused(lexicon, play):
+    state, _ = play(lexicon, "a backpack, he doesn't need a laptop sleeve")
+    assert any("sleeve" in r.value for r in state.rejected)
+
+
+def test_a_value_said_not_to_be_needed_and_never_asked_for_is_no_wish(lexicon, play):
+    state, _ = play(lexicon, "a backpack", "it doesn't need to be waterproof")
+    assert not [r for r in requirements(state) if "waterproof" in r.label]

@@ -9,7 +9,6 @@ data/audience.json (see audience_cues).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -570,8 +569,9 @@ def _two_or_under(fact: AudienceFact | None) -> bool:
     """An age said of two years or less ("my 2 year old", "she's two")."""
     if fact is None or fact.cue != AGE:
         return False
-    numbers = re.findall(r"\d+(?:\.\d+)?", alpha2digit(fact.text.lower(), "en", threshold=0))
-    return bool(numbers) and float(numbers[0]) <= BABY_YEARS
+    said = alpha2digit(fact.text.lower(), "en", threshold=0).split()
+    numbers = [float(w) for w in said if w.replace(".", "", 1).isdigit()]
+    return bool(numbers) and numbers[0] <= BABY_YEARS
 
 
 def _apply_department(

@@ -304,6 +304,8 @@ def read_shown_talk(text: str) -> ShownTalk:
     for first, past, kind in CUES.cues.find(words):
         if kind == "neutral":  # "never mind the budget", "no clue": about nothing shown
             taken |= set(range(first, past))
+        elif _said_of_someone(words, first):
+            continue  # "these are way too big, he's tiny": the child is tiny, not the bags
         elif kind != "reject" or _rejects(words, first, past):
             start, end = spans[first][1], spans[past - 1][2]
             talk.cues.append(Cue(kind, start, end, text[start:end]))
@@ -327,6 +329,20 @@ def read_shown_talk(text: str) -> ShownTalk:
     ]
     talk.pointers.sort(key=lambda p: p.start)
     return talk
+
+
+# "he's" is read as "he": a pronoun right before the cue is its subject
+_SOMEONE_IS = frozenset({"he", "she", "i'm", "hes", "shes", "im", "they're", "theyre"})
+_SOMEONE = frozenset({"he", "she", "i", "they"})
+
+
+def _said_of_someone(words: list[str], first: int) -> bool:
+    """Does the cue describe a person ("he's tiny", "she is petite") rather than the products?"""
+    before = words[max(0, first - 2) : first]
+    return bool(before) and (
+        before[-1] in _SOMEONE_IS
+        or (len(before) == 2 and before[0] in _SOMEONE and before[1] in ("is", "am", "are"))
+    )
 
 
 def _is_question(sentence: str) -> bool:

@@ -585,6 +585,8 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         negator = _NEGATORS.search(before)
         if negator and _asked_of(text, mention.start - len(before) + negator.start(1)):
             negator = None  # "which of these are leather?" asks, it refuses nothing
+        if negator and _for_someone(before[negator.end(1) :], mention):
+            negator = None  # "these are for my wife": who they are for, nothing wrong with them
         if negator is not None and _suited_after(text, mention.end):
             obs.values.append(mention)  # "not wedding appropriate": the wedding still is
             continue
@@ -685,6 +687,10 @@ def _rejected_after(text: str, end: int) -> bool:
     said = _NEGATED_AFTER.match(text, end)
     after = text[said.end() :].split(maxsplit=1) if said else []
     return bool(said) and not (after and after[0].lower().strip(".,!?") in _NOT_A_THING)
+
+
+def _for_someone(between: str, mention: Mention) -> bool:
+    return between.strip().lower() == "for" and mention.text.lower().startswith(("my ", "our "))
 
 
 def _a_person(mention: Mention) -> bool:

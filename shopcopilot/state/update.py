@@ -407,7 +407,7 @@ def _clear(state: ShoppingState) -> None:
 def _lift(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
     """ "forget brown", "doesn't have to be straw": a value the shopper asked for earlier is
     taken back, neither turned down nor asked for again. Of a value never asked for, "forget
-    heels" stays a refusal."""
+    heels" stays a refusal, and "it doesn't need to be waterproof" no wish."""
     for mention in obs.lifted:
         held = [
             c
@@ -417,6 +417,9 @@ def _lift(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
             and c.source_turn < state.turn
         ]
         if not held:
+            if mention in obs.values:
+                obs.values = [m for m in obs.values if m is not mention]
+                obs.fragments = [f for f in obs.fragments if mention.text.lower() not in f.lower()]
             continue
         for constraint in held:
             constraint.status = Status.REPLACED
