@@ -33,6 +33,8 @@ def bounds(text: str, **kwargs) -> tuple[float | None, float | None, float | Non
         ("under a grand for the ring", (None, 1000.0, None)),
         ("two grand max", (None, 2000.0, None)),
         ("cap it at sixty, he'll outgrow them", (None, 60.0, None)),
+        ("twenty bucks, tops", (None, 20.0, None)),
+        ("sub $40", (None, 40.0, None)),
     ],
 )
 def test_numbers_in_words_are_read(text, expected):
