@@ -516,3 +516,10 @@ def test_what_someone_does_not_need_is_refused(lexicon, play):
 def test_a_value_said_not_to_be_needed_and_never_asked_for_is_no_wish(lexicon, play):
     state, _ = play(lexicon, "a backpack", "it doesn't need to be waterproof")
     assert not [r for r in requirements(state) if "waterproof" in r.label]
+
+
+def test_laces_someone_refuses_to_tie_are_turned_down_and_no_dealbreaker_is_refused(lexicon, play):
+    state, _ = play(lexicon, "sneakers", "she refuses to tie laces, so slip on ones")
+    assert any("lace" in r.value for r in state.rejected)
+    state, _ = play(lexicon, "sneakers", "pink would be nice but not a dealbreaker")
+    assert not any("deal" in r.value for r in state.rejected)
