@@ -565,3 +565,8 @@ def test_a_value_said_as_the_change_to_a_product_replaces_that_facet(lexicon, sa
 def test_a_size_word_said_of_a_person_is_no_critique():
     talk = read_shown_talk("these are way too big, he's tiny")
     assert [c.kind for c in talk.cues] == ["smaller"]
+
+
+def test_a_description_ends_at_a_word_with_s_that_opens_a_clause():
+    talk = read_shown_talk("tie first. the suit's sorted and shoes can wait")
+    assert [p.words for p in talk.pointers] == [("suit",)]

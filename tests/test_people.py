@@ -924,3 +924,36 @@ def test_a_two_year_old_sees_the_babys_department_first_and_a_four_year_old_the_
     assert _first_are(two, "BD", 5)
     [four] = _turns(agent, "a party dress for my 4 year old daughter", session="four")
     assert _first_are(four, "GD", 5)
+
+
+def _outfits(record) -> list[dict]:
+    kinds = (
+        ("BB", "Women's Ski Bibs Snow Pants", [TOP, "Women", "Sport", "Skiing", "Bibs"], 8),
+        ("GL", "Women's Winter Gloves", [TOP, "Women", "Accessories", "Gloves"], 8),
+        ("OX", "Men's Oxford Dress Shoes Wedding", [TOP, "Men", "Shoes", "Oxfords"], 8),
+        ("TI", "Men's Silk Tie Wedding", [TOP, "Men", "Accessories", "Ties"], 8),
+        ("PU", "Women's Purse Work", [TOP, "Women", "Handbags", "Shoulder Bags"], 8),
+        ("TO", "Women's Tote Bag Work", [TOP, "Women", "Handbags", "Totes"], 8),
+    )
+    return _kinds(record, *kinds)
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "code"),
+    [
+        ("womens ski bibs", "and gloves, mine have a hole", "GL"),
+        ("a purse for work", "a tote is probably the way to go", "TO"),
+        ("mens oxfords for a wedding", "actually, tie first. the suit's sorted", "TI"),
+    ],
+)
+def test_a_new_item_brought_in_or_put_first_is_shown(person_on, catalog_record, first, then, code):
+    agent = person_on(_outfits(catalog_record))
+    *_, last = _turns(agent, first, then)
+    assert _first_are(last, code, 3)
+
+
+def test_the_occasion_stays_with_a_new_item(person_on, catalog_record):
+    agent = person_on(_outfits(catalog_record))
+    *_, ties = _turns(agent, "mens oxfords for a wedding", "actually, a tie instead")
+    assert _first_are(ties, "TI", 3)
+    assert "wedding" in [r["value"] for r in ties.response["requirements"]]

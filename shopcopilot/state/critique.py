@@ -483,6 +483,8 @@ def _descriptions(
                 and (words[past] in ("and", "&") or not _stops(words[past]))
             ):
                 past += 1
+                if text[spans[past - 1][1] : spans[past - 1][2]].endswith(("'s", "’s")):
+                    break  # "the suit's sorted": a clause about the suit follows
             if past > i + 1 and not used & set(range(i, past)):
                 said = tuple(words[i + 1 : past])
                 if past < len(words) and past not in breaks and words[past] in CUES.referents:

@@ -88,6 +88,7 @@ WORD_LISTS = (
     "told_after_a_negator",
     "needed_without",
     "start_over",
+    "occasions",
 )
 # Word lists matched only at one place (right after a value, after a negator, after a form of
 # "be"): their words may still be wishes elsewhere ("not needed" and "needed for work").
@@ -99,6 +100,7 @@ READ_IN_PLACE = frozenset(
         "needed_without",
         "be_forms",
         "start_over",
+        "occasions",
     }
 )
 _CHOICES = r"(?:[a-z0-9'’,.:#&_-]+(?:\|[a-z0-9'’,.:#&_-]+)*|\*)"

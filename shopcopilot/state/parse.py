@@ -385,6 +385,11 @@ def _brought_in(text: str, phrase: str) -> bool:
     "the first one's a trail shoe" (a description of something else)."""
     at = text.lower().find(phrase.lower())
     before = re.findall(r"[a-z']+", text.lower()[:at])
+    opening = text.lower()[:at]
+    opening = opening[max(opening.rfind(stop) for stop in ".,;!?") + 1 :]
+    clause = [word.group() for word in _WORD.finditer(opening)]
+    if clause and clause[-1] in _ADDING and set(clause) <= _ADDING | _INTERJECTIONS:
+        return True  # "oh and gloves", "also a belt": a clause that opens with the item
     if not before or before[-1] not in _ITEM_LEADS:
         return False
     if before[-1] in _ITEM_ARTICLES:  # "a", "some": only after words that add an item
@@ -393,6 +398,13 @@ def _brought_in(text: str, phrase: str) -> bool:
 
 
 _ITEM_LEADS = CONVERSATION.words["item_leads"]
+_ADDING = frozenset({"and", "also", "plus"})
+_INTERJECTIONS = frozenset(
+    word
+    for template in CONVERSATION.phrases["interjections"]
+    for slot in template.split()
+    for word in slot.strip("[]").split("|")
+)
 _ITEM_ARTICLES = frozenset({"a", "an", "some"})
 _BRINGS_IN = CONVERSATION.words["brings_in"]
 SURE_ITEM = 0.99  # how sure the categoriser must be of an item brought in later

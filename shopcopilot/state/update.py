@@ -108,7 +108,9 @@ def update(
         # the shoe size ("boots in 9", then "actually sneakers").
         now = [c.value for c in new.active(Attribute.CATEGORY)[-1:]]
         shoes = people and was and now and _footwear(lexicon, was[0]) and _footwear(lexicon, now[0])
-        _drop_category_bound(new, diff, SHOE_SIZES if shoes else frozenset())
+        _drop_category_bound(
+            new, diff, SHOE_SIZES if shoes else frozenset(), OCCASIONS if people else frozenset()
+        )
     replaced_facets = _apply_values(
         new,
         [m for m in obs.values if (m.facet, m.value) not in contrasted],
@@ -285,10 +287,19 @@ def _footwear(lexicon: Lexicon, item: str) -> bool:
     return reading is not None and reading.path[:1] == ("Shoes",)
 
 
+# For people, the occasion a new item is for too ("a tie first", after oxfords for a wedding).
+OCCASIONS = frozenset(CONVERSATION.words["occasions"])
+
+
 def _drop_category_bound(
-    state: ShoppingState, diff: StateDiff, kept: frozenset[Facet] = frozenset()
+    state: ShoppingState,
+    diff: StateDiff,
+    kept: frozenset[Facet] = frozenset(),
+    occasions: frozenset[str] = frozenset(),
 ) -> None:
     for constraint in state.active():
+        if constraint.data.get("facet") == Facet.USE_CASE and constraint.value in occasions:
+            continue
         if constraint.data.get("facet") in CATEGORY_BOUND - kept:
             constraint.status = Status.REPLACED
             diff.replaced.append(constraint.described())
