@@ -523,3 +523,15 @@ def test_laces_someone_refuses_to_tie_are_turned_down_and_no_dealbreaker_is_refu
     assert any("lace" in r.value for r in state.rejected)
     state, _ = play(lexicon, "sneakers", "pink would be nice but not a dealbreaker")
     assert not any("deal" in r.value for r in state.rejected)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "a dress for my daughter, she loves unicorns",
+        "a dress for my daughter. she's so into unicorns",
+    ],
+)
+def test_what_someone_loves_is_what_to_look_for(lexicon, message):
+    obs = parse_message(message, lexicon, None, first_turn=True, people=True)
+    assert any("unicorn" in fragment for fragment in obs.fragments)

@@ -45,6 +45,7 @@ PHRASE_LISTS = (
     "self_statements",
     "requirement_leads",
     "reasons",
+    "fond_of",
     "value_negators",
     "rejections_after",
     "rejects_shown",
@@ -123,6 +124,10 @@ class ConversationCues:
         place in a message the longest phrase wins ("nothing made of" over "nothing")."""
         templates = sorted(self.phrases[role], key=lambda t: (len(t.split()), len(t)), reverse=True)
         return "(?:" + "|".join(template_pattern(t) for t in templates) + ")"
+
+    def compiled(self, role: str) -> re.Pattern[str]:
+        """One role's phrases, compiled to match case-insensitively anywhere."""
+        return re.compile(self.pattern(role), re.IGNORECASE)
 
     def frame_patterns(self, role: str) -> list[str]:
         return [template_pattern(t) for t in self.frames[role]]

@@ -947,8 +947,7 @@ def _read_pieces(
         )
         if category and not obs.category_text:
             obs.category_text = category
-            if besides := _besides_the_item(piece, category, lexicon, obs.negated_words, people):
-                obs.fragments.append(besides)
+            obs.fragments += _besides_the_item(piece, category, lexicon, obs.negated_words, people)
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from, request=people)
         if fragment and not _only_rejected(fragment, obs):
@@ -957,9 +956,10 @@ def _read_pieces(
 
 def _besides_the_item(
     piece: str, item: str, lexicon: Lexicon, rejected: list[str], people: bool = False
-) -> str:
+) -> list[str]:
     """What a clause naming the item asks of it after naming it ("jewelry armoire with mirror":
-    "mirror"), as a requirement fragment; '' when the rest is only the request, chat, a
+    "mirror"), as requirement fragments, one per wish ("funny t-shirt ..., he loves terrible
+    puns": "funny" and "terrible puns"); none when the rest is only the request, chat, a
     rejection, money or values the vocabulary reads anyway. Words before the item are mostly
     its name ("house slippers") or values read anyway ("waterproof boots")."""
     request = _requested(piece)
@@ -967,10 +967,10 @@ def _besides_the_item(
     words = item.split()
     said = request and words and re.search(_spread(words), request[1])
     if not request or not said:
-        return ""
+        return []
     body = request[1]
     if not people:  # only the item's own clause, after it
-        return _wish(body[said.end() :].split(",")[0], lexicon, rejected)
+        return [w for w in [_wish(body[said.end() :].split(",")[0], lexicon, rejected)] if w]
     # Each clause after the item on its own ("gloves, touchscreen": touchscreen; "a tote for
     # work, my son needs one too": nothing), and before it what its name does not hold
     # ("fishnet stockings": fishnet).
@@ -981,16 +981,24 @@ def _besides_the_item(
     # something really cushioned"); another long one is talk.
     more = [p for p in more if _said_in_few_words(p) or _SEEKING.match(p.strip())]
     after = [
-        _wish(part, lexicon, rejected, request=True)
+        _wish(_what_they_love(part), lexicon, rejected, request=True)
         for part in (own, *more)
-        if not _about_someone(part) or _SEEKING.match(part.strip())  # "I want to be a witch"
+        if not _about_someone(part)
+        or _SEEKING.match(part.strip())  # "I want to be a witch"
+        or _FOND_OF.search(part)  # "he loves dinosaurs"
     ]
-    return ", ".join(w for w in (before, *after) if w)
+    return [w for w in (before, *after) if w]
 
 
 def _said_in_few_words(clause: str) -> bool:
     words = [t for t in tokens(clause) if t not in NOT_A_WISH and t not in STOPWORDS]
     return len(words) <= SHORT_CLAUSE
+
+
+def _what_they_love(clause: str) -> str:
+    """ "he loves dinosaurs": what someone loves, which is what to look for."""
+    fond = _FOND_OF.search(clause) if _about_someone(clause) else None
+    return clause[fond.end() :] if fond else clause
 
 
 def _about_someone(clause: str) -> bool:
@@ -1271,6 +1279,8 @@ def _fragment(piece: str, listed: bool = False, request: bool = False) -> str:
         if pattern.search(piece):
             return ""
     piece = _without_indifferent_clauses(piece)
+    if request:
+        piece = _what_they_love(piece)
     if request:  # "could you show me ones with sleeves", "it just has to be packable so I can..."
         seeking = _SEEKING.match(piece)
         piece = _REASON.sub(
@@ -1305,6 +1315,7 @@ def _without_indifferent_clauses(piece: str) -> str:
 # How a wish is introduced ("as long as it has", "it just has to be") and why it is wished
 # ("so I can throw it in my suitcase"): neither is searched for.
 _REQUIREMENT_LEAD = re.compile(rf"\b(?:{_cue('requirement_leads')})\b", _I)
+_FOND_OF = CONVERSATION.compiled("fond_of")
 _REASON = re.compile(rf"\b(?:{_cue('reasons')})\b[^,]*", _I)
 
 
