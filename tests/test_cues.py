@@ -535,3 +535,8 @@ def test_laces_someone_refuses_to_tie_are_turned_down_and_no_dealbreaker_is_refu
 def test_what_someone_loves_is_what_to_look_for(lexicon, message):
     obs = parse_message(message, lexicon, None, first_turn=True, people=True)
     assert any("unicorn" in fragment for fragment in obs.fragments)
+
+
+def test_a_free_word_listed_after_a_refused_value_is_refused_too(lexicon):
+    obs = parse_message("a dress, nothing satin or silky please", lexicon, None, first_turn=True)
+    assert "silky" in obs.negated_words

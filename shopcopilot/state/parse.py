@@ -792,7 +792,7 @@ def _negated_free_words(
             for governed, going_on in _negated_phrases(clause)
             for part in _LISTED.split(_up_to_a_link(governed) + going_on)
             if part
-            and not lexicon.mentions(governed)  # "no hook and loop": one value
+            and not lexicon.mentions(part)  # "no hook and loop": one value
             and not _SUITED_AFTER & set(governed.lower().split())  # "not warm enough"
             and not _told_after(governed)  # "I have not bought a swimsuit in years"
         ]
