@@ -957,3 +957,9 @@ def test_the_occasion_stays_with_a_new_item(person_on, catalog_record):
     *_, ties = _turns(agent, "mens oxfords for a wedding", "actually, a tie instead")
     assert _first_are(ties, "TI", 3)
     assert "wedding" in [r["value"] for r in ties.response["requirements"]]
+
+
+def test_no_then_another_kind_of_item_changes_the_item(person_on, catalog_record):
+    agent = person_on(_outfits(catalog_record))
+    *_, last = _turns(agent, "a purse for work", "sorry no, a tote. the purse won't fit")
+    assert _first_are(last, "TO", 3)

@@ -139,7 +139,7 @@ def parse_message(
         lambda m: "-".join(m.group().split()), _untexted(lexicon.fix_spelling(original))
     )
     obs.text = text
-    obs.override = bool(_OVERRIDE.search(text))
+    obs.override = bool(_OVERRIDE.search(text)) or (people and _corrects_the_item(text, lexicon))
     obs.browsing = True if _BROWSING.search(text) else None
     numbers = read_numbers(text, last_question, protected=lexicon.money_like_categories)
     obs.budget = numbers.budget
@@ -192,6 +192,20 @@ def parse_message(
         f for f in (_without_item_parts(f, obs.category_text) for f in obs.fragments) if f
     ]
     return obs
+
+
+def _corrects_the_item(text: str, lexicon: Lexicon) -> bool:
+    """ "sorry no, running shoes": a message opening with "no," and naming a kind of item."""
+    said, comma, rest = text.partition(",")
+    words = set(said.lower().split())
+    return (
+        bool(comma and words & _CORRECTING)
+        and words <= _CORRECTING | _INTERJECTIONS
+        and _reads_a_kind(rest, lexicon)
+    )
+
+
+_CORRECTING = frozenset(CONVERSATION.words["correcting"])
 
 
 def _named_with_its_use(obs: Observation, lexicon: Lexicon) -> str:
