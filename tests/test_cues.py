@@ -540,3 +540,9 @@ def test_what_someone_loves_is_what_to_look_for(lexicon, message):
 def test_a_free_word_listed_after_a_refused_value_is_refused_too(lexicon):
     obs = parse_message("a dress, nothing satin or silky please", lexicon, None, first_turn=True)
     assert "silky" in obs.negated_words
+
+
+def test_a_slip_between_two_words_goes_to_the_one_a_shopper_asks_for(make_lexicon):
+    lexicon = make_lexicon(brands=["Kate Spade"])
+    assert lexicon.fix_spelling("suade would be nice") == "suede would be nice"
+    assert lexicon.fix_spelling("kate spade") == "kate spade"

@@ -96,7 +96,9 @@ class Lexicon:
         catalog_words = list(catalog_words)
         self._knows_catalog_words = bool(catalog_words)
         self._spelling = SpellFixer(
-            _known_words(self.category_idf, category_paths, self._brands), catalog_words
+            _known_words(self.category_idf, category_paths, self._brands),
+            catalog_words,
+            _value_words(),
         )
 
     def uses_word(self, word: str) -> bool:
@@ -379,6 +381,19 @@ def _category_idf(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, fl
         word: math.log(1 + total / df)
         for word, df in frequency.items()
         if word not in STOPWORDS and len(word) > 1
+    }
+
+
+def _value_words() -> set[str]:
+    """The words of the vocabulary's values (colours, materials, styles, ...)."""
+    from ..catalog.vocabulary import vocabulary
+
+    return {
+        word
+        for table in vocabulary().tables.values()
+        for canonical, terms in table.items()
+        for term in (canonical, *terms)
+        for word in tokens(term)
     }
 
 

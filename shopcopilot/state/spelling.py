@@ -38,7 +38,9 @@ class SpellFixer:
     """`targets`: words worth correcting towards; `known`: every word left alone (the catalog's
     own)."""
 
-    def __init__(self, targets: Iterable[str], known: Iterable[str] = ()) -> None:
+    def __init__(
+        self, targets: Iterable[str], known: Iterable[str] = (), values: Iterable[str] = ()
+    ) -> None:
         choices = sorted({w.lower() for w in targets if len(w) >= 3 and w.isalpha()})
         # By length: a word `limit` edits away is at most `limit` letters longer or shorter,
         # so each lookup scans a few lengths instead of every choice.
@@ -46,6 +48,9 @@ class SpellFixer:
         for choice in choices:
             self._by_length.setdefault(len(choice), []).append(choice)
         self._known = frozenset(choices) | frozenset(w.lower() for w in known)
+        # The words of the values a shopper asks for (colours, materials, styles): between two
+        # words a slip away, the one a shopper would ask for ("suade": suede, not spade).
+        self._values = frozenset(w.lower() for w in values)
         self._cache: dict[str, str] = {}
 
     def fix(self, text: str) -> str:
@@ -81,9 +86,11 @@ class SpellFixer:
         ranked = sorted(near.values(), key=lambda c: -zipf_frequency(c, "en"))
         if not ranked or not _far_more_common(ranked[0], word):
             return ""
-        # Two known words one slip away: the typo is of the one far more common, or in doubt.
+        # Two known words one slip away: the typo is of the one far more common, or in doubt,
+        # unless only one of them is a value a shopper asks for.
         if len(ranked) > 1 and not _far_more_common(ranked[0], ranked[1], CLEARER_BY):
-            return ""
+            asked = [c for c in ranked if c in self._values]
+            return asked[0] if len(asked) == 1 and _far_more_common(asked[0], word) else ""
         return ranked[0]
 
     def _near(self, word: str, limit: int) -> list[tuple[str, int]]:
