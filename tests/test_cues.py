@@ -546,3 +546,9 @@ def test_a_slip_between_two_words_goes_to_the_one_a_shopper_asks_for(make_lexico
     lexicon = make_lexicon(brands=["Kate Spade"])
     assert lexicon.fix_spelling("suade would be nice") == "suede would be nice"
     assert lexicon.fix_spelling("kate spade") == "kate spade"
+
+
+def test_a_word_a_slip_from_its_phrase_is_read_as_the_phrase(lexicon):
+    fixed = lexicon.fix_spelling("womens jeans high wasted", phrases=True)
+    assert fixed == "womens jeans high waisted"
+    assert lexicon.fix_spelling("pointed toes please", phrases=True) == "pointed toes please"

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
 from ..catalog import vocabulary
@@ -106,8 +107,11 @@ class Lexicon:
         word, when the catalog's own words are not known."""
         return not self._knows_catalog_words or self._spelling.knows(word)
 
-    def fix_spelling(self, text: str) -> str:
-        return self._spelling.fix(text)
+    def fix_spelling(self, text: str, phrases: bool = False) -> str:
+        """The text with its slips fixed; `phrases`: also a word a slip from the one its value's
+        phrase has ("high wasted")."""
+        fixed = self._spelling.fix(text)
+        return _in_its_phrase(fixed) if phrases else fixed
 
     def in_catalog(self, word: str) -> bool:
         """Does the catalog's text use the word?"""
@@ -382,6 +386,36 @@ def _category_idf(category_paths: Mapping[tuple[str, ...], int]) -> dict[str, fl
         for word, df in frequency.items()
         if word not in STOPWORDS and len(word) > 1
     }
+
+
+def _in_its_phrase(text: str) -> str:
+    """A word a slip away from the one a value's phrase has after the word before it: "high
+    wasted" is high waisted, "mid calve" mid calf (each word alone is a word)."""
+    words = list(_ANY_WORD.finditer(text))
+    for before, word in zip(words, words[1:], strict=False):
+        said = word.group().lower()
+        seconds = _value_phrases().get(before.group().lower(), ())
+        if said in seconds or len(said) < 4 or stem(said) in {stem(w) for w in seconds}:
+            continue  # "pointed toes" is the phrase, in the plural
+        meant = [w for w in seconds if OSA.distance(said, w) == 1 and said[0] == w[0]]
+        if len(meant) == 1:
+            text = text[: word.start()] + meant[0] + text[word.end() :]
+    return text
+
+
+@cache
+def _value_phrases() -> dict[str, frozenset[str]]:
+    """First word -> the second words of the vocabulary's two-word values ("high": waisted...)."""
+    from ..catalog.vocabulary import vocabulary
+
+    pairs: dict[str, set[str]] = {}
+    for table in vocabulary().tables.values():
+        for canonical, terms in table.items():
+            for term in (canonical, *terms):
+                said = term.lower().split()
+                if len(said) == 2 and all(w.isalpha() for w in said):
+                    pairs.setdefault(said[0], set()).add(said[1])
+    return {first: frozenset(seconds) for first, seconds in pairs.items()}
 
 
 def _value_words() -> set[str]:

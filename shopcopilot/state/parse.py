@@ -136,7 +136,8 @@ def parse_message(
     original = message.strip()
     # "no show socks" names socks: joined, the words read as one name and no negator.
     text = _NAMED_WITH_A_NEGATOR.sub(
-        lambda m: "-".join(m.group().split()), _untexted(lexicon.fix_spelling(original))
+        lambda m: "-".join(m.group().split()),
+        _untexted(lexicon.fix_spelling(original, phrases=people)),
     )
     obs.text = text
     obs.override = bool(_OVERRIDE.search(text)) or (people and _corrects_the_item(text, lexicon))
