@@ -962,7 +962,8 @@ def _read_pieces(
         )
         if category and not obs.category_text:
             obs.category_text = category
-            obs.fragments += _besides_the_item(piece, category, lexicon, obs.negated_words, people)
+            if besides := _besides_the_item(piece, category, lexicon, obs.negated_words, people):
+                obs.fragments.append(besides)
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from, request=people)
         if fragment and not _only_rejected(fragment, obs):
@@ -971,10 +972,9 @@ def _read_pieces(
 
 def _besides_the_item(
     piece: str, item: str, lexicon: Lexicon, rejected: list[str], people: bool = False
-) -> list[str]:
+) -> str:
     """What a clause naming the item asks of it after naming it ("jewelry armoire with mirror":
-    "mirror"), as requirement fragments, one per wish ("funny t-shirt ..., he loves terrible
-    puns": "funny" and "terrible puns"); none when the rest is only the request, chat, a
+    "mirror"), as a requirement fragment; '' when the rest is only the request, chat, a
     rejection, money or values the vocabulary reads anyway. Words before the item are mostly
     its name ("house slippers") or values read anyway ("waterproof boots")."""
     request = _requested(piece)
@@ -982,10 +982,10 @@ def _besides_the_item(
     words = item.split()
     said = request and words and re.search(_spread(words), request[1])
     if not request or not said:
-        return []
+        return ""
     body = request[1]
     if not people:  # only the item's own clause, after it
-        return [w for w in [_wish(body[said.end() :].split(",")[0], lexicon, rejected)] if w]
+        return _wish(body[said.end() :].split(",")[0], lexicon, rejected)
     # Each clause after the item on its own ("gloves, touchscreen": touchscreen; "a tote for
     # work, my son needs one too": nothing), and before it what its name does not hold
     # ("fishnet stockings": fishnet).
@@ -1002,7 +1002,7 @@ def _besides_the_item(
         or _SEEKING.match(part.strip())  # "I want to be a witch"
         or _FOND_OF.search(part)  # "he loves dinosaurs"
     ]
-    return [w for w in (before, *after) if w]
+    return ", ".join(w for w in (before, *after) if w)
 
 
 def _said_in_few_words(clause: str) -> bool:
