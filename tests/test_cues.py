@@ -538,7 +538,8 @@ def test_what_someone_loves_is_what_to_look_for(lexicon, message):
 
 
 def test_a_free_word_listed_after_a_refused_value_is_refused_too(lexicon):
-    obs = parse_message("a dress, nothing satin or silky please", lexicon, None, first_turn=True)
+    said = "a dress, nothing satin or silky please"
+    obs = parse_message(said, lexicon, None, first_turn=True, people=True)
     assert "silky" in obs.negated_words
 
 
