@@ -363,7 +363,7 @@ class Agent:
     def _none_shown_has(self, state: ShoppingState, question: Question) -> bool:
         """ "Do any of those come in brown?" of a list none of which says brown: a wish to see
         brown ones, read as a request besides its answer."""
-        return bool(self._having(state, question) == [])
+        return self._having(state, question) == []
 
     def _having(self, state: ShoppingState, question: Question) -> list[int] | None:
         """The places of the shown products that say what a question about the whole list asks
