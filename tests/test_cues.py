@@ -553,3 +553,10 @@ def test_a_word_a_slip_from_its_phrase_is_read_as_the_phrase(lexicon):
     fixed = lexicon.fix_spelling("womens jeans high wasted", phrases=True)
     assert fixed == "womens jeans high waisted"
     assert lexicon.fix_spelling("pointed toes please", phrases=True) == "pointed toes please"
+
+
+def test_a_noun_before_the_item_s_noun_qualifies_it(make_lexicon):
+    from shopcopilot.state.parse import _head_phrase
+
+    lexicon = make_lexicon({(TOP, "Men", "Clothing", "Pants"): 30})
+    assert _head_phrase("and dress pants to go with it", lexicon) == "dress pants"

@@ -453,10 +453,12 @@ def _head_phrase(text: str, lexicon: Lexicon) -> str:
             at = clause.start() + word.start()
             if any(a <= at < b for a, b in rejected) or not lexicon.is_head_noun(word.group()):
                 continue
-            first = index
+            first, last = index, index
             while first > index - _HEAD_MODIFIERS and first > 0 and _modifier(words[first - 1]):
                 first -= 1
-            return clause.group()[words[first].start() : word.end()]
+            if last + 1 < len(words) and lexicon.is_head_noun(words[last + 1].group()):
+                last += 1  # "dress pants": the first noun qualifies the second
+            return clause.group()[words[first].start() : words[last].end()]
     return ""
 
 
