@@ -112,6 +112,8 @@ def test_a_malformed_file_is_refused_naming_the_file_and_the_entry(
         ("girls leggings, 4T", None, "toddler"),
         ("a backpack for my daughter, she's in 2nd grade", "daughter", "kid"),  # no chip "grade"
         ("a dress for my daughter, she is in 8th grade", "daughter", "teen"),
+        ("bf bday 2moro, wallet??", "boyfriend", None),  # whose day the gift is for
+        ("dad's birthday is next week, a watch", "dad", None),
     ],
 )
 def test_who_and_how_old_are_read(said, recipient, age):

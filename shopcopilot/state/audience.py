@@ -165,13 +165,23 @@ def _recipients(message: _Message, data: Cues) -> list[_Named]:
         cue = _cue_before(message, index, data, term.possessed)
         alone = width > 1 and not term.possessed  # "best friend", "baby shower": no cue needed
         if (
-            (cue is not None or alone)
+            (
+                cue is not None
+                or alone
+                or (not term.possessed and _their_gift_day(message, last, data))
+            )
             and not _someone_elses(message, index, last, data)
             and not _not_for_them(message, index if cue is None else cue, last, data)
         ):
             found.append(_Named(index if cue is None else cue, index, last, term.person))
         index += width
     return [n for i, n in enumerate(found) if not _describes_next(message, n, found[i + 1 :])]
+
+
+def _their_gift_day(message: _Message, last: int, data: Cues) -> bool:
+    """ "bf bday 2moro", "dad's birthday": the person whose day the gift is for."""
+    after = last + 2 if message.word(last + 1) == "s" else last + 1
+    return message.word(after) in data.gift_days
 
 
 def _person_at(message: _Message, index: int, data: Cues) -> tuple[int, Term] | None:

@@ -62,6 +62,7 @@ class Cues:
     longest_age_word: int
     others: frozenset[str]  # "her best friend" is someone else's
     their_events: frozenset[str]  # "my brother's wedding": the brother is no recipient
+    gift_days: frozenset[str]  # "bf bday": the boyfriend is, with no "my" before him
     not_for: frozenset[str]  # "not for my wife", "with my husband"
     speaking: frozenset[str]  # "my dad swears by them"
     minding: frozenset[str]  # "walking the kids to school": the kids are no recipient
@@ -100,6 +101,7 @@ def load_cues(path: Path) -> Cues:
         longest_age_word=max(map(len, age_words)),
         others=frozenset(read.words(raw, "", "others")),
         their_events=frozenset(read.words(raw, "", "their_events")),
+        gift_days=frozenset(read.words(raw, "", "gift_days")),
         not_for=frozenset(read.words(raw, "", "not_for")),
         speaking=frozenset(read.words(raw, "", "speaking")),
         minding=frozenset(read.words(raw, "", "minding")),
