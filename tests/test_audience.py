@@ -135,6 +135,7 @@ def test_who_and_how_old_are_read(said, recipient, age):
         "a dad hat in black",
         "he's 12 wide in most brands",  # a size, not an age
         "my budget is 50",
+        "nothing scary, the ceo brings his little kids by",  # kids the shopper will be around
     ],
 )
 def test_words_that_are_not_about_who_the_item_is_for(said):
