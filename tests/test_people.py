@@ -227,6 +227,7 @@ def test_questions_about_shown_products_are_read(message, fact, positions):
         ("is it available in blue, size 10.5?", ("blue", "size 10.5")),
         ("the third one looks nice, does it come in black?", ("black",)),
         ("oh these are cute!! does any of them have a hood though?", ("hood",)),
+        ("do any of these say waterproof?", ("waterproof",)),
     ],
 )
 def test_a_yes_no_question_asks_about_its_values_not_its_verb(message, values):
