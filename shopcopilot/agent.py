@@ -962,9 +962,14 @@ def _said(replaced: dict[str, Any]) -> str:
 
 
 def _bound_to_item(replaced: dict[str, Any], state: ShoppingState) -> bool:
-    """A requirement this turn set aside because the item changed (a size of the old item)."""
+    """A requirement this turn set aside because the item changed (a size of the old item), not
+    one a new value of this turn replaced ("whatever is cheaper": a lower budget)."""
+    attribute = replaced.get("attribute")
     return (
-        replaced.get("attribute") != Attribute.CATEGORY
+        attribute != Attribute.CATEGORY
         and replaced.get("turn", state.turn) < state.turn
         and not any(c.value == replaced.get("value") for c in state.active())
+        and not any(
+            c.attribute == attribute and c.source_turn == state.turn for c in state.active()
+        )
     )

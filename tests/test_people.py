@@ -964,3 +964,8 @@ def test_no_then_another_kind_of_item_changes_the_item(person_on, catalog_record
     agent = person_on(_outfits(catalog_record))
     *_, last = _turns(agent, "a purse for work", "sorry no, a tote. the purse won't fit")
     assert _first_are(last, "TO", 3)
+
+
+def test_a_new_value_for_the_new_item_is_no_requirement_left_out(person):
+    *_, shirts = _turns(person, "a dress under $60", "actually a shirt instead, under 40")
+    assert "60" not in shirts.response["message"]
