@@ -1298,9 +1298,8 @@ def _fragment(piece: str, listed: bool = False, request: bool = False) -> str:
         if pattern.search(piece):
             return ""
     piece = _without_indifferent_clauses(piece)
-    if request:
-        piece = _what_they_love(piece)
     if request:  # "could you show me ones with sleeves", "it just has to be packable so I can..."
+        piece = _what_they_love(piece)
         seeking = _SEEKING.match(piece)
         piece = _REASON.sub(
             "", _REQUIREMENT_LEAD.sub(" ", piece[seeking.end() if seeking else 0 :])
