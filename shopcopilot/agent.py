@@ -233,12 +233,14 @@ class Agent:
         tracer = Tracer(on_event, detailed)
         message = str(user_message or "")
         talk = Talk(question=self._question(before, message) if drop is None else None)
+        if talk.question is not None:
+            talk.having = self._having(before, talk.question)
         if drop is not None:
             state, diff, talk.dropped = self._drop(tracer, before, drop, turn)
         elif (
             talk.question is not None
             and not self._asks_more(before, message, turn, talk)
-            and not self._none_shown_has(before, talk.question)
+            and talk.having != []  # "any in brown?" of a list none of which is: look for it
         ):
             # Only a question: what it names is asked about, not wanted.
             state, diff = self._asked(tracer, before, message, turn, talk.question)
@@ -360,11 +362,6 @@ class Agent:
             event.summary = "removed " + (", ".join(r.label for r in gone) or "nothing")
         return new, diff, gone
 
-    def _none_shown_has(self, state: ShoppingState, question: Question) -> bool:
-        """ "Do any of those come in brown?" of a list none of which says brown: a wish to see
-        brown ones, read as a request besides its answer."""
-        return self._having(state, question) == []
-
     def _having(self, state: ShoppingState, question: Question) -> list[int] | None:
         """The places of the shown products that say what a question about the whole list asks
         ("any of them with a hood?"); None for another question."""
@@ -381,7 +378,7 @@ class Agent:
         if talk.question is None or talk.mixed or not before.last_shown:
             return ranked
         order = {asin: i for i, asin in enumerate(before.last_shown)}
-        having = self._having(before, talk.question) or []
+        having = talk.having or []
         first = {before.last_shown[n - 1] for n in having if n <= len(before.last_shown)}
         ranked.sort(
             key=lambda s: (s.parent_asin not in first, order.get(s.parent_asin, len(order)))
@@ -400,7 +397,7 @@ class Agent:
             position = before.last_shown.index(pointed[0]) + 1 if pointed else 1
             talk.answers = [answer(talk.question, products, position)]
             said = " ".join(a.text for a in talk.answers)
-            having = self._having(before, talk.question) or []
+            having = talk.having or []
             if not talk.mixed and having != list(range(1, len(having) + 1)):
                 # "any with a hood?": those come first, so their places are said anew
                 said = _moved_up(state.turn, len(having), talk.question.values)
@@ -935,6 +932,9 @@ class Talk:
     dropped: list[Any] | None = None  # the requirements a chip's × took back
     mixed: bool = False  # the question came with a request ("is #2 waterproof? under 50 pls")
     nearest: tuple[str, str, str] | None = None  # (item said, nearest kind shown, who it is for)
+    # The places of the shown products that say what a question of the whole list asks ("any
+    # with a hood?"); None for another question.
+    having: list[int] | None = None
 
 
 def _mark_new(response: dict[str, Any], last_shown: list[str]) -> None:

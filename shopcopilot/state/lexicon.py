@@ -43,7 +43,8 @@ _NOT_ITEMS = frozenset(stem(word) for word in CONVERSATION.words["not_items"])
 _SUBJECTS = frozenset({"i", "we", "you", "they", "he", "she"})
 _ANY_WORD = re.compile(r"[A-Za-z]+")
 EVERYDAY = 5.3  # zipf frequency of words as common as "start", "first" or "next"
-_NAMES_A_STORE = frozenset({"by", "from", "brand"})
+# The one-word brand cues ("by", "from", "brand"): after one, a common word may be the store.
+_NAMES_A_STORE = frozenset(c for c in CONVERSATION.phrases["brand_cues"] if " " not in c)
 
 
 def _everyday_word(text: str, word: re.Match[str], before: list[str]) -> bool:
@@ -406,44 +407,41 @@ def _in_its_phrase(text: str) -> str:
 @cache
 def _value_phrases() -> dict[str, frozenset[str]]:
     """First word -> the second words of the vocabulary's two-word values ("high": waisted...)."""
-    from ..catalog.vocabulary import vocabulary
-
     pairs: dict[str, set[str]] = {}
-    for table in vocabulary().tables.values():
-        for canonical, terms in table.items():
-            for term in (canonical, *terms):
-                said = term.lower().split()
-                if len(said) == 2 and all(w.isalpha() for w in said):
-                    pairs.setdefault(said[0], set()).add(said[1])
+    for term in _value_terms():
+        said = term.lower().split()
+        if len(said) == 2 and all(w.isalpha() for w in said):
+            pairs.setdefault(said[0], set()).add(said[1])
     return {first: frozenset(seconds) for first, seconds in pairs.items()}
 
 
-def _value_words() -> set[str]:
+@cache
+def _value_words() -> frozenset[str]:
     """The words of the vocabulary's values (colours, materials, styles, ...)."""
+    return frozenset(word for term in _value_terms() for word in tokens(term))
+
+
+def _value_terms() -> list[str]:
+    """Every value of the vocabulary and every term it is said by."""
     from ..catalog.vocabulary import vocabulary
 
-    return {
-        word
+    return [
+        term
         for table in vocabulary().tables.values()
         for canonical, terms in table.items()
         for term in (canonical, *terms)
-        for word in tokens(term)
-    }
+    ]
 
 
 def _known_words(category_idf, category_paths, brands) -> set[str]:
     """Every word the lexicon can read, so only unknown words are taken for typos."""
-    from ..catalog.vocabulary import vocabulary
 
     words = set(STOPWORDS) | set(category_idf) | set(KNOWN_EXTRA) | set(SHOPPER_WORDS)
     for path in category_paths:
         for part in path:
             # The singular too: "neckless" is a slip for "necklace" as much as "necklaces".
             words.update(word for token in tokens(part) for word in (token, stem(token)))
-    for table in vocabulary().tables.values():
-        for canonical, terms in table.items():
-            for term in (canonical, *terms):
-                words.update(tokens(term))
+    words.update(_value_words())
     for brand in brands:
         words.update(tokens(brand))
     words.update(cue_words())  # "pricey", "cheapest": how shoppers critique, never typos

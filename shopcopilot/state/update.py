@@ -427,15 +427,13 @@ def _lift(state: ShoppingState, obs: Observation, diff: StateDiff) -> None:
             and c.value == mention.value
             and c.source_turn < state.turn
         ]
-        if not held:
-            if mention in obs.values:
-                obs.values = [m for m in obs.values if m is not mention]
-                obs.fragments = [f for f in obs.fragments if mention.text.lower() not in f.lower()]
-            continue
+        if not held and mention not in obs.values:
+            continue  # "forget heels", never asked for: a refusal
         for constraint in held:
             constraint.status = Status.REPLACED
             diff.replaced.append(constraint.described())
-        _unword_item(state, mention)
+        if held:
+            _unword_item(state, mention)
         obs.negated = [m for m in obs.negated if m is not mention]
         obs.values = [m for m in obs.values if m is not mention]
         # "it doesn't need to be waterproof" is no wish for waterproof in free words either.
