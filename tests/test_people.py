@@ -969,3 +969,9 @@ def test_no_then_another_kind_of_item_changes_the_item(person_on, catalog_record
 def test_a_new_value_for_the_new_item_is_no_requirement_left_out(person):
     *_, shirts = _turns(person, "a dress under $60", "actually a shirt instead, under 40")
     assert "60" not in shirts.response["message"]
+
+
+def test_a_budget_with_cents_is_shown_as_a_price_is(person):
+    [last] = _turns(person, "a dress under $55.60")
+    budgets = [r["label"] for r in last.response["requirements"] if r["facet"] == "budget"]
+    assert budgets == ["≤ $55.60"]

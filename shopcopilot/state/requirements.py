@@ -175,10 +175,15 @@ def _shade_said(text: str, value: str) -> bool:
 
 def _budget_label(low: float | None, high: float | None, target: float | None) -> str:
     if target is not None:
-        return f"around ${target:g}"
+        return f"around {_dollars(target)}"
     if low is not None and high is not None:
-        return f"${low:g}–${high:g}"
-    return f"≤ ${high:g}" if high is not None else f"≥ ${low:g}"
+        return f"{_dollars(low)}–{_dollars(high)}"
+    return f"≤ {_dollars(high)}" if high is not None else f"≥ {_dollars(low or 0)}"
+
+
+def _dollars(amount: float) -> str:
+    """ "$60", or with its cents as a price shows them: "$55.60", never "$55.6"."""
+    return f"${amount:.0f}" if amount == int(amount) else f"${amount:.2f}"
 
 
 def _audience(state: ShoppingState) -> list[Requirement]:
