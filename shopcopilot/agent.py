@@ -50,7 +50,7 @@ from .retrieve.nearest_kind import department_leaves, nearest_kind, same_kind
 from .state import ShoppingState, update
 from .state.critique import Shown, words_with_spans
 from .state.lexicon import Lexicon, usable_brands, usable_brands_version
-from .state.model import CritiqueRecord, StateDiff, Turn
+from .state.model import CritiqueRecord, Fragment, StateDiff, Turn
 from .state.questions import (
     OF_A_PAIR,
     OF_THE_LIST,
@@ -64,7 +64,7 @@ from .state.requirements import drop as drop_requirement
 from .state.requirements import requirements
 from .state.spelling import is_english
 from .state.update import Consult
-from .terms import Attribute
+from .terms import Attribute, Level
 from .trace import EventSink, Tracer
 
 
@@ -247,6 +247,8 @@ class Agent:
         else:
             talk.mixed = talk.question is not None
             state, diff = self._state(tracer, before, message, turn, top_k)
+            if talk.question is not None and talk.having == []:
+                _wished(state, diff, talk.question.values)
         meaning = self._meaning(state)
         candidates = self._retrieve(tracer, state, meaning)
         ranked = self._rank(tracer, state, candidates, top_k, meaning)
@@ -803,6 +805,19 @@ def _same_or_wider_item(before: ShoppingState, after: ShoppingState) -> bool:
     if not was or not now:
         return False
     return set(now[-1].data.get("words", {})) <= set(was[-1].data.get("words", {}))
+
+
+def _wished(state: ShoppingState, diff, values: tuple[str, ...]) -> None:
+    """What "do any of these have a hood?" asked of a list none of which has it, held as a wish
+    where the message's reading holds it in no other way."""
+    said = " ".join(
+        [c.value for c in state.active()]
+        + [f.text for f in state.active_fragments() if not f.covered]
+    ).lower()
+    for value in values:
+        if value.lower() not in said:
+            state.fragments.append(Fragment(value, state.turn, state.epoch, Level.HARD))
+            diff.fragments.append(value)
 
 
 def _moved_up(turn: int, count: int, values: tuple[str, ...]) -> str:

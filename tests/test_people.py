@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shopcopilot.agent import Agent
+from shopcopilot.agent import Agent, _wished
 from shopcopilot.dialogue.wording import question_text
 from shopcopilot.index.text import ROOT_CATEGORY as TOP
-from shopcopilot.state.model import Constraint, ShoppingState
+from shopcopilot.state.model import Constraint, Fragment, ShoppingState, StateDiff
 from shopcopilot.state.questions import read_question
 from shopcopilot.state.requirements import UnknownFacet, requirements
 from shopcopilot.terms import Attribute
@@ -975,3 +975,21 @@ def test_a_budget_with_cents_is_shown_as_a_price_is(person):
     [last] = _turns(person, "a dress under $55.60")
     budgets = [r["label"] for r in last.response["requirements"] if r["facet"] == "budget"]
     assert budgets == ["≤ $55.60"]
+
+
+def test_what_none_of_the_list_has_is_held_as_a_wish_when_asked_for(person):
+    *_, asked = _turns(person, "a dress", "do any of these have ruffles?")
+    assert asked.response["message"].startswith("None of these")
+    assert any("ruffle" in r["label"] for r in asked.response["requirements"])
+
+
+def test_a_value_asked_of_the_list_is_held_once_however_the_message_was_read():
+    """The message's reading may hold it already, or (when the reader marks nothing in "any
+    with a hood?") as talk only: then it is held as a wish of its own."""
+    state = ShoppingState(fragments=[Fragment("do any have a hood", 2, 0, covered=True)])
+    state.turn = 2
+    diff = StateDiff()
+    _wished(state, diff, ("hood",))
+    _wished(state, diff, ("hood",))
+    assert [f.text for f in state.active_fragments() if not f.covered] == ["hood"]
+    assert diff.fragments == ["hood"]
