@@ -403,9 +403,8 @@ class Agent:
             if not talk.mixed and having != list(range(1, len(having) + 1)):
                 # "any with a hood?": those come first, so their places are said anew
                 said = _moved_up(state.turn, len(having), talk.question.values)
-                talk.answers = [
-                    replace(talk.answers[0], positions=tuple(range(1, len(having) + 1)))
-                ]
+                places = tuple(range(1, len(having) + 1))
+                talk.answers = [replace(talk.answers[0], positions=places, text=said)]
             if not talk.mixed:
                 decision.message = said
                 decision.ask_attribute, decision.options = None, []

@@ -898,6 +898,8 @@ def test_a_question_of_the_whole_list_brings_the_products_that_say_it_first(pers
     assert _ids(asked)[: len(having)] == having
     assert not [r for r in asked.response["requirements"] if "pocket" in r["value"]]
     assert f"{len(having)} " in asked.response["message"]
+    [answer] = asked.response["answers"]  # what the page shows beside the cards says the same
+    assert answer["text"] == asked.response["message"]
 
 
 def test_asking_whether_any_comes_in_a_colour_none_shown_has_looks_for_it(person):
