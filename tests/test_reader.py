@@ -320,3 +320,45 @@ def test_an_unsure_item_stands_against_rules_words_that_name_no_kind():
     assert read("team") == "cleats"
     assert read("shoes") == "shoes"
     assert read("piece of gear") == "cleats"  # a piece of something names no kind
+
+
+def _wishes_held(lexicon, *messages: str) -> list[str]:
+    """The chips of free wishes after a person's messages, with the shipped reader."""
+    from shopcopilot.state.model import ShoppingState
+    from shopcopilot.state.requirements import requirements
+    from shopcopilot.state.update import update
+
+    state, reader = ShoppingState(), reader_model.shipped()
+    for turn, message in enumerate(messages, 1):
+        state, _ = update(state, message, lexicon, turn, reader=reader, people=True)
+        state.questions.append((turn, "material"))  # the question asked after each turn
+    return [r.label for r in requirements(state) if r.facet == "feature"]
+
+
+def test_a_wish_said_to_be_non_negotiable_is_held(lexicon):
+    """After a question about the material the reader marks nothing in "a hood is
+    non-negotiable"; its reading of the words alone marks the hood, so it is a wish, not talk."""
+    assert _wishes_held(lexicon, "a rain jacket for my son", "a hood is non-negotiable") == [
+        "hood"
+    ]
+    assert _wishes_held(lexicon, "a rain jacket for my son", "so proud of him!!") == []
+
+
+def test_each_clause_of_a_wish_is_a_wish_and_a_story_after_it_is_talk(lexicon):
+    said = "and it needs a shoe compartment, I refuse to put sneakers next to my clothes"
+    assert _wishes_held(lexicon, "a weekender duffel bag", said) == ["shoe compartment"]
+    said = "mid calf, and they need to be comfy enough to line dance in"
+    assert _wishes_held(lexicon, "western boots for my girlfriend", said)[0] == "mid calf"
+
+
+def test_a_wish_beside_the_budget_is_read_past_the_budgets_clause(lexicon):
+    said = "ideally with a hood, and I'd rather not spend more than 50 on something he'll outgrow"
+    assert _wishes_held(lexicon, "a rain jacket for my son", said) == ["hood"]
+
+
+def test_a_catalog_word_no_dictionary_has_stays_in_the_chip(lexicon):
+    """ "rfid" is no typo: the catalog uses it."""
+    from shopcopilot.state.requirements import fragment_label
+
+    assert fragment_label("rfid blocking", set()) == "blocking"
+    assert fragment_label("rfid blocking", set(), frozenset({"rfid"})) == "rfid blocking"

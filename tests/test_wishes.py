@@ -202,6 +202,20 @@ def test_a_toddlers_things_may_be_filed_under_baby(lexicon, play):
     assert not [c for c in state.active() if c.data.get("also")]
 
 
+def test_a_babys_gender_said_in_the_departments_name_is_held(lexicon, play):
+    """ "a baby boy": the baby department with the boys' things, not the girls'."""
+    state, _ = play(lexicon, "footie pajamas for a baby boy, 6 months")
+    held = [c for c in state.active() if c.data.get("facet") == "department"]
+    assert [(c.value, c.data.get("gender")) for c in held] == [("baby", "male")]
+
+
+def test_a_toddlers_age_in_months_shows_the_babys_department_first(lexicon, play):
+    """Baby sizes go up to 24 months: an 18 month old daughter's things, baby's first."""
+    state, _ = play(lexicon, "a dress for my daughter, the flower girl. she's 18 months")
+    held = [c for c in state.active() if c.data.get("facet") == "department"]
+    assert [(c.data.get("also"), c.data.get("first")) for c in held] == [("baby", "baby")]
+
+
 def test_the_wish_right_before_the_item_as_finally_read(make_lexicon):
     """The reader may read a shorter item than the rules ("ring" of "statement ring")."""
     lexicon = make_lexicon({(TOP, "Women", "Jewelry", "Rings"): 9})

@@ -18,7 +18,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 from text_to_num import alpha2digit, text2num
 
-from ..catalog.vocabulary import Mention, accepted_departments
+from ..catalog.vocabulary import Mention, accepted_departments, canonical_department
 from ..terms import QUESTION_FOR, Facet, Level, Status
 from .audience_cues import MIN_TYPO_LENGTH, WORD, Cues, Person, Term, cues, fold, words_of
 from .model import Audience, AudienceFact, Constraint, ShoppingState, StateDiff
@@ -436,10 +436,15 @@ def _pronoun_gender(message: _Message, data: Cues, recipient: Heard | None) -> H
 
 
 def _baby_gender(mentions: list[Mention]) -> Heard | None:
-    """ "baby shower gift, it's a girl": a baby's gender said as a department word."""
+    """ "baby shower gift, it's a girl", "a baby boy": a baby's gender said as a department
+    word, alone or in the baby department's own name."""
     for m in mentions:
-        if m.facet == Facet.DEPARTMENT and m.value in _BABY_GENDERS:
-            return Heard(_BABY_GENDERS[m.value], m.text, m.start, m.end, WORD_CUE)
+        if m.facet != Facet.DEPARTMENT:
+            continue
+        said = [m.value] if m.value in _BABY_GENDERS else words_of(m.text)
+        for value in filter(None, map(canonical_department, said)):
+            if value in _BABY_GENDERS:
+                return Heard(_BABY_GENDERS[value], m.text, m.start, m.end, WORD_CUE)
     return None
 
 
@@ -576,12 +581,13 @@ BABY_YEARS = 2  # the baby departments' sizes go up to 24 months
 
 
 def _two_or_under(fact: AudienceFact | None) -> bool:
-    """An age said of two years or less ("my 2 year old", "she's two")."""
+    """An age said of two years or less ("my 2 year old", "she's two", "18 months")."""
     if fact is None or fact.cue != AGE:
         return False
     said = alpha2digit(fact.text.lower(), "en", threshold=0).split()
     numbers = [float(w) for w in said if w.replace(".", "", 1).isdigit()]
-    return bool(numbers) and numbers[0] <= BABY_YEARS
+    most = BABY_YEARS * 12 if _in_months(fact, cues()) else BABY_YEARS
+    return bool(numbers) and numbers[0] <= most
 
 
 def _apply_department(

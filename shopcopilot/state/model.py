@@ -65,6 +65,8 @@ class Fragment:
     # It asks nothing of its own: every word of it was read as a typed reading too ("size 18"),
     # or the learned reader marks nothing in it ("so proud!!"). Kept for the search only.
     covered: bool = False
+    # Its words no dictionary has that the catalog uses ("rfid", "crossbody"): no typos.
+    catalog_words: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Fragment:
@@ -73,6 +75,7 @@ class Fragment:
                 **data,
                 "level": Level(data.get("level", Level.SOFT)),
                 "status": Status(data.get("status", Status.ACTIVE)),
+                "catalog_words": tuple(data.get("catalog_words", ())),
             }
         )
 
@@ -250,7 +253,9 @@ class ShoppingState:
                 for c in self.constraints
             ],
             fragments=[
-                Fragment(f.text, f.source_turn, f.epoch, f.level, f.status, f.covered)
+                Fragment(
+                    f.text, f.source_turn, f.epoch, f.level, f.status, f.covered, f.catalog_words
+                )
                 for f in self.fragments
             ],
             rejected=[Rejection(r.attribute, r.value, r.source_turn) for r in self.rejected],

@@ -970,8 +970,22 @@ def _read_pieces(
                 obs.fragments.append(besides)
             continue
         fragment = _fragment(written, listed=position + len(piece) > listed_from, request=people)
-        if fragment and not _only_rejected(fragment, obs):
-            obs.fragments.append(fragment)
+        for part in _wished_clauses(fragment) if people else [fragment]:
+            if part and not _only_rejected(part, obs):
+                obs.fragments.append(part)
+
+
+def _wished_clauses(fragment: str) -> list[str]:
+    """A person's wish clause by clause, each a wish of its own ("mid calf, and comfy enough
+    to dance in": mid calf, whole); a later clause telling of someone is talk ("a shoe
+    compartment, I refuse to put sneakers next to my clothes"), unless it asks for something."""
+    first, *more = fragment.split(",")
+    later = [
+        part.strip()
+        for part in more
+        if part.strip() and (not _about_someone(part) or _SEEKING.match(part.strip()))
+    ]
+    return [first.strip(), *(_strip_leadin(part).strip(" \t-,.") for part in later)]
 
 
 def _besides_the_item(

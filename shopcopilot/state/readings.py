@@ -54,7 +54,9 @@ def typed_spans(obs: Observation) -> list[tuple[int, int]]:
     spans += list(obs.audience.spans) if obs.audience is not None else []
     spans += cue_spans(text)
     lowered = text.lower()
-    for said in (obs.category_text, obs.budget.text if obs.budget else "", *obs.negated_words):
+    # The budget's own clause: "with a hood, and not more than 50 on ..." leaves the hood unread.
+    money = _money_clause(obs.budget.text) if obs.budget else ""
+    for said in (obs.category_text, money, *obs.negated_words):
         at = lowered.find(said.lower()) if said else -1
         if at >= 0:
             spans.append((at, at + len(said)))

@@ -97,7 +97,11 @@ def requirements(state: ShoppingState) -> list[Requirement]:
         )
     read = {stem(w) for r in held for w in tokens(f"{r.value} {r.label}")}
     for fragment in state.active_fragments():
-        label = "" if fragment.covered else fragment_label(fragment.text, read)
+        label = (
+            ""
+            if fragment.covered
+            else fragment_label(fragment.text, read, frozenset(fragment.catalog_words))
+        )
         if label:  # nothing left to show: said in other requirements, chat or typos
             held.append(Requirement("feature", fragment.text, label, False, fragment.source_turn))
     items = {stem(w) for r in held if r.facet == "item" for w in tokens(r.value)}
@@ -120,14 +124,17 @@ def _said_by(value: str, item_stems: set[str]) -> bool:
     return bool(said) and all(stem(w) in item_stems for w in said)
 
 
-def fragment_label(text: str, read: set[str]) -> str:
+def fragment_label(text: str, read: set[str], catalog_words: frozenset[str] = frozenset()) -> str:
     """A wish in the shopper's words, as a chip: the words that say something of the product
     and that no other requirement already says ("I need a pirate costume for me (woman)":
     "pirate", beside "costume" and "women"; a count before a word kept stays: "6 pack",
     "two piece"); '' when nothing is left."""
     said = tokens(text)
     kept = [
-        content_word(w) and w not in NOT_A_WISH and stem(w) not in read and _spelled(w)
+        content_word(w)
+        and w not in NOT_A_WISH
+        and stem(w) not in read
+        and (_spelled(w) or w in catalog_words)
         for w in said
     ]
     counted = [

@@ -32,6 +32,7 @@ from .model import (
 from .parse import NOT_A_WISH, Observation, content_word, parse_message
 from .readings import WORD, covered, readings, typed_spans
 from .spans import talk
+from .spelling import is_english
 
 # A shopper wants one of these at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({Facet.DEPARTMENT, Facet.SIZE, Facet.WIDTH, Facet.FIT, Facet.BRAND})
@@ -136,13 +137,28 @@ def update(
                 new.epoch,
                 level,
                 covered=covered(obs, text, spans)
-                or talk(obs.doc, text, spans)
+                or _talk(obs, text, spans, reader)
                 or _told(text, lexicon),
+                catalog_words=_catalog_words(text, lexicon),
             )
         )
         diff.fragments.append(text)
     new.history.append(Turn(turn=turn, user=message))
     return new, diff
+
+
+def _talk(obs: Observation, text: str, spans: list[tuple[int, int]], reader: Reader | None) -> bool:
+    """Talk to both readings of the message: the reader's in the turn's context and its
+    reading of the words alone. The context may sway it ("a hood is non-negotiable", after a
+    question about the material: nothing marked), the words alone rarely do."""
+    if not talk(obs.doc, text, spans):
+        return False
+    return reader is None or obs.doc is None or talk(reader.read(obs.text), text, spans)
+
+
+def _catalog_words(text: str, lexicon: Lexicon) -> tuple[str, ...]:
+    """The words no dictionary has that the catalog uses ("rfid"), for the chip to show."""
+    return tuple(w for w in tokens(text) if not is_english(w) and lexicon.in_catalog(w))
 
 
 TOLD_WORDS = 3  # a wish of this many words or more, one of which no product uses, is a story
