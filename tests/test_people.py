@@ -212,6 +212,8 @@ def test_shown_products_stay_and_new_ones_are_marked(person):
         ("whichever has the best reviews then", "best_rated", ()),
         ("how do the second and fourth compare?", "compare", (2, 4)),
         ("ty!! does the 1st one have an adjustable strap", "has", (1,)),
+        ("between the first and second which is cheaper", "cheaper", (1, 2)),
+        ("which of these do people rate best", "best_rated", ()),
     ],
 )
 def test_questions_about_shown_products_are_read(message, fact, positions):

@@ -338,9 +338,7 @@ def _wishes_held(lexicon, *messages: str) -> list[str]:
 def test_a_wish_said_to_be_non_negotiable_is_held(lexicon):
     """After a question about the material the reader marks nothing in "a hood is
     non-negotiable"; its reading of the words alone marks the hood, so it is a wish, not talk."""
-    assert _wishes_held(lexicon, "a rain jacket for my son", "a hood is non-negotiable") == [
-        "hood"
-    ]
+    assert _wishes_held(lexicon, "a rain jacket for my son", "a hood is non-negotiable") == ["hood"]
     assert _wishes_held(lexicon, "a rain jacket for my son", "so proud of him!!") == []
 
 

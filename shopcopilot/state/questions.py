@@ -87,8 +87,11 @@ def _read_question(text: str) -> Question | None:
             facts.append((first, name))
             used |= set(range(first, past))
     # A short one asks too: "#1 rating", "price of #2", a bare "cheapest?"-less "cheapest".
-    about_one = bool(positions) and bool({f for _, f in facts} & set(OF_ONE))
-    if not _asks(text, words, bool(facts) and (about_one or len(words) <= 2)):
+    named = {f for _, f in facts}
+    about_one = bool(positions) and bool(named & set(OF_ONE))
+    # "between the first and second which is cheaper": a pair named and what is asked of it
+    about_two = len(positions) >= 2 and bool(named & set(OF_A_PAIR))
+    if not _asks(text, words, bool(facts) and (about_one or about_two or len(words) <= 2)):
         return None  # "just get me the cheapest" picks; "which is the cheapest?" asks
     fact = _chosen(sorted(facts), positions, bool(_find(words, WHICH)))
     # "is it machine washable?": a pronoun points only in a short question that opens as one
