@@ -35,7 +35,8 @@ def test_the_shipped_suite_reads_and_is_split():
     fresh5 = suite.load_suite(split="fresh5")
     fresh6 = suite.load_suite(split="fresh6")
     fresh7, fresh8 = suite.load_suite(split="fresh7"), suite.load_suite(split="fresh8")
-    slices = [fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8]
+    fresh9 = suite.load_suite(split="fresh9")
+    slices = [fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9]
     assert len(dev) + len(test) >= 300 and dev and test
     assert all(len(f) >= 60 for f in slices)
     assert len(everything) == len(dev + test) + sum(map(len, slices))

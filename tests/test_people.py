@@ -997,3 +997,16 @@ def test_a_value_asked_of_the_list_is_held_once_however_the_message_was_read():
     _wished(state, diff, ("hood",))
     assert [f.text for f in state.active_fragments() if not f.covered] == ["hood"]
     assert diff.fragments == ["hood"]
+
+
+def test_a_thing_a_story_says_is_worn_out_is_the_item(person_on, catalog_record):
+    """ "his old cleats are falling apart": new cleats, not the team he just made."""
+    kinds = (
+        ("CL", "Boys Baseball Cleats", [TOP, "Boys", "Shoes", "Athletic", "Baseball"], 12),
+        ("TS", "Boys Team Sports Jersey", [TOP, "Boys", "Clothing", "Team Sports"], 12),
+    )
+    agent = person_on(_kinds(catalog_record, *kinds))
+    said = "my son just made the all-star team and his old cleats are falling apart. he's 11"
+    [result] = _turns(agent, said)
+    assert _first_are(result, "CL", 5)
+    assert "team" not in [r["label"] for r in result.response["requirements"]]

@@ -22,7 +22,7 @@ from ..terms import Facet
 SUITE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "conversations"
 SPLITS = (
     "dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
-    "all",
+    "fresh9", "all",
 )  # fmt: skip
 CATALOGS = ("embedded", "real")
 FACTS = ("price", "rating", "has", "material", "cheaper", "cheapest", "best_rated", "compare")
@@ -67,6 +67,7 @@ SUITE_FILES = (
     ("dev2.jsonl", "dev"),
     ("dev3.jsonl", "dev"),
     ("dev4.jsonl", "dev"),
+    ("dev5.jsonl", "dev"),
     ("fresh.jsonl", "fresh"),
     ("fresh2.jsonl", "fresh2"),
     ("fresh3.jsonl", "fresh3"),
@@ -75,12 +76,13 @@ SUITE_FILES = (
     ("fresh6.jsonl", "fresh6"),
     ("fresh7.jsonl", "fresh7"),
     ("fresh8.jsonl", "fresh8"),
+    ("fresh9.jsonl", "fresh9"),
 )
 
 
 def load_suite(folder: Path = SUITE_DIR, split: str = "all") -> list[Conversation]:
     """The conversations of one split: dev and test live in suite.jsonl (and more dev in
-    dev2.jsonl ... dev4.jsonl), the fresh slices in fresh.jsonl ... fresh8.jsonl."""
+    dev2.jsonl ... dev5.jsonl), the fresh slices in fresh.jsonl ... fresh9.jsonl."""
     if split not in SPLITS:
         raise SuiteError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
     found: list[Conversation] = []

@@ -46,6 +46,7 @@ PHRASE_LISTS = (
     "requirement_leads",
     "reasons",
     "fond_of",
+    "worn_out",
     "value_negators",
     "rejections_after",
     "rejects_shown",

@@ -1141,6 +1141,8 @@ def _category_statement(
         return ""
     words = lexicon.category_tokens(body)
     opening = first_turn and not obs.category_text
+    if opening and not seeking and obs.people and (worn := _worn_out(obs.text, lexicon)):
+        return worn  # "my son's cleats are falling apart": new cleats, not the son's team
     if seeking or opening:
         if read[2] and current is not None:  # "rain jackets instead" of jackets keeps the size
             obs.category_narrows = lexicon.narrows(current, body)
@@ -1167,6 +1169,25 @@ def _category_statement(
         obs.category_narrows = current is not None
         return _item_span(body, words, lexicon)
     return ""
+
+
+def _worn_out(body: str, lexicon: Lexicon) -> str:
+    """The thing a story says is worn out ("his old cleats are falling apart", "last season's
+    cleats are already pinching his toes"), when the catalog reads it as a kind; else ''."""
+    said = _WORN_OUT.search(body)
+    if not said:
+        return ""
+    before = [w.strip('.,;:!?()"') for w in body[: said.start()].split()][-WORN_WORDS:]
+    while before and (before[0].endswith("'s") or before[0].lower() in _WHICH_ONE):
+        before = before[1:]  # "last season's", "his old": whose and which, not what
+    thing = " ".join(before)
+    reading = lexicon.read_item(thing) if thing else None
+    return thing if reading is not None and reading.node_p >= WORN_SURE else ""
+
+
+WORN_WORDS = 3  # the words before "falling apart" that may name the thing
+_WHICH_ONE = STOPWORDS | frozenset({"old", "last", "current", "only", "favorite", "favourite"})
+WORN_SURE = 0.6  # how surely the catalog reads them as a kind
 
 
 def _requested(piece: str) -> tuple[bool, str, bool] | None:
@@ -1348,6 +1369,7 @@ def _without_indifferent_clauses(piece: str) -> str:
 # ("so I can throw it in my suitcase"): neither is searched for.
 _REQUIREMENT_LEAD = re.compile(rf"\b(?:{_cue('requirement_leads')})\b", _I)
 _FOND_OF = CONVERSATION.compiled("fond_of")
+_WORN_OUT = CONVERSATION.compiled("worn_out")
 _REASON = re.compile(rf"\b(?:{_cue('reasons')})\b[^,]*", _I)
 
 

@@ -104,6 +104,9 @@ def update(
     _update_intent(new, obs, diff)
     was = [c.value for c in new.active(Attribute.CATEGORY)[-1:]]
     category_changed = _apply_category(new, obs, lexicon, level, diff)
+    if people and obs.category_text and not _item_words(lexicon, obs.category_text):
+        # An item no category names ("cleats"): searched for, and shown, in its own words
+        obs.fragments.append(obs.category_text)
     if category_changed and new.history and not obs.category_narrows:
         # A narrower kind of the same item keeps them; for people, another kind of shoe keeps
         # the shoe size ("boots in 9", then "actually sneakers").
