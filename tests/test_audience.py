@@ -114,6 +114,7 @@ def test_a_malformed_file_is_refused_naming_the_file_and_the_entry(
         ("a dress for my daughter, she is in 8th grade", "daughter", "teen"),
         ("bf bday 2moro, wallet??", "boyfriend", None),  # whose day the gift is for
         ("dad's birthday is next week, a watch", "dad", None),
+        ("my niece was born last week, a snowsuit", "niece", "baby"),
     ],
 )
 def test_who_and_how_old_are_read(said, recipient, age):
@@ -278,3 +279,11 @@ def test_children_the_shopper_minds_are_not_who_it_is_for(shop, play):
     for said in ("pajamas for the kids", "running kids shoes", "a coat for my kids"):
         state, _ = play(shop, said)
         assert departments(state) == {"kids": Level.HARD}, said
+
+
+def test_a_child_said_again_as_another_keeps_the_age_said(shop, play):
+    """ "a 9 year old girl", then "I said girl but it's actually for my son": the boy is 9."""
+    state, _ = play(shop, "a winter coat for a 9 year old girl", "I said girl but it's for my son")
+    departments = [c.value for c in state.active() if c.data.get("facet") == "department"]
+    assert departments == ["boys"]
+    assert state.audience.age_group is not None and state.audience.age_group.value == "kid"

@@ -530,6 +530,7 @@ def test_laces_someone_refuses_to_tie_are_turned_down_and_no_dealbreaker_is_refu
     [
         "a dress for my daughter, she loves unicorns",
         "a dress for my daughter. she's so into unicorns",
+        "a dress for my daughter, she wants to be a unicorn",
     ],
 )
 def test_what_someone_loves_is_what_to_look_for(lexicon, message):
@@ -560,3 +561,11 @@ def test_a_noun_before_the_item_s_noun_qualifies_it(make_lexicon):
 
     lexicon = make_lexicon({(TOP, "Men", "Clothing", "Pants"): 30})
     assert _head_phrase("and dress pants to go with it", lexicon) == "dress pants"
+
+
+def test_a_number_in_words_is_no_wish_of_its_own():
+    """ "around forty bucks" is the budget's; "two piece" counts the pieces."""
+    from shopcopilot.state.requirements import fragment_label
+
+    assert "forty" not in fragment_label("around forty bucks", set())
+    assert fragment_label("two piece", set()) == "two piece"

@@ -214,6 +214,9 @@ def test_shown_products_stay_and_new_ones_are_marked(person):
         ("ty!! does the 1st one have an adjustable strap", "has", (1,)),
         ("between the first and second which is cheaper", "cheaper", (1, 2)),
         ("which of these do people rate best", "best_rated", ()),
+        ("what's the first one of these going for?", "price", (1,)),
+        ("Oh the third one is so sweet! Do people rate it well?", "rating", (3,)),
+        ("just tell me which one's cheapest", "cheapest", ()),
     ],
 )
 def test_questions_about_shown_products_are_read(message, fact, positions):

@@ -222,6 +222,23 @@ def test_a_size_said_inside_the_item_is_not_part_of_the_item(lexicon, play):
     assert [c.value for c in state.active("size")] == ["38"]
 
 
+def test_no_preference_said_with_the_item_keeps_the_item(lexicon, play):
+    """ "dresses, whatever kind": the dresses said in the same breath stay the item."""
+    state, _ = play(lexicon, "a dress for me, whatever kind")
+    assert [c.value for c in state.active("category")] == ["dress"]
+    state, _ = play(lexicon, "a blue dress", "don't worry about the colour")
+    assert "color" in state.unconstrained and not state.active("color")
+
+
+def test_a_complaint_about_how_many_shown_turns_the_value_down(lexicon, play):
+    state, _ = play(lexicon, "a dress", "why are half of these leather? cotton please")
+    assert [r.value for r in state.rejected] == ["leather"]
+    state, _ = play(lexicon, "a dress", "still lots of leather in there, cotton only")
+    assert [r.value for r in state.rejected] == ["leather"]
+    state, _ = play(lexicon, "a dress, nothing with a big logo or leather on it")
+    assert "leather" in [r.value for r in state.rejected]
+
+
 def test_no_preference_on_style_keeps_who_it_is_for(lexicon, play):
     state, _ = play(lexicon, "mens sneakers", "style I don't care")
     assert ("department", "men") in values(state)

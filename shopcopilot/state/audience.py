@@ -507,10 +507,16 @@ def _update_audience(
     )
     if said is not None and new_person:
         person = data.people.get(said.value)
+        # "a 9 year old girl", then "I said girl but it's for my son": the age said of no one
+        # named is the child's still
+        unnamed_age = audience.recipient is None and _said_age(audience.age_group)
         audience.recipient = _fact(said, turn)
         audience.gender = None  # a pronoun heard earlier was about someone else
         own_age = person.age_group if person else None
-        audience.age_group = AudienceFact(own_age, turn, said.text, RECIPIENT) if own_age else None
+        if own_age:
+            audience.age_group = AudienceFact(own_age, turn, said.text, RECIPIENT)
+        elif not unnamed_age:
+            audience.age_group = None
     if (age := reading.age_group) is not None and _replaces_age(audience.age_group, age):
         audience.age_group = _fact(age, turn)
     if reading.gender is not None and _gender_of(audience, data) is None:
@@ -520,6 +526,10 @@ def _update_audience(
         if new is not None and new != old:
             diff.audience[name] = new.value
     return before != after, new_person
+
+
+def _said_age(fact: AudienceFact | None) -> bool:
+    return fact is not None and fact.cue == AGE
 
 
 def _fact(heard: Heard, turn: int) -> AudienceFact:

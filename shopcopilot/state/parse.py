@@ -72,7 +72,7 @@ _ALL_NEGATORS = "|".join(
 )
 # A few words after it, or a list going on with "or" ("nothing with hearts or butterflies or ").
 _NEGATORS = re.compile(
-    rf"((?:{_ALL_NEGATORS})(?!-)|-free\b)(?:\s+[\w'-]+(?:\s+[\w'-]+)?\s+n?or)*[\w\s'-]{{0,12}}$", _I
+    rf"((?:{_ALL_NEGATORS})(?!-)|-free\b)(?:(?:\s+[\w'-]+){{1,3}}\s+n?or)*[\w\s'-]{{0,12}}$", _I
 )
 # "no hoods", "nothing with a hood", "not charm bracelets though": up to three words after
 # a negator; the last content word names the thing (English puts the head noun last).
@@ -535,6 +535,15 @@ def _owned(text: str, mention: Mention) -> bool:
 _POSSESSIVES = frozenset({"his", "her", "my", "your", "their", "our"})
 
 
+def _quoted(text: str, mention: Mention) -> bool:
+    """ "I said girl but it's for my son": who was said before, quoted, not said again."""
+    before = text[: mention.start].lower().split()[-1:]
+    return mention.facet == Facet.DEPARTMENT and before[:1] != [] and before[0] in _SAYING
+
+
+_SAYING = frozenset({"said", "wrote", "typed", "put"})
+
+
 def _in_a_row(text: str, mention: Mention) -> bool:
     """ "I have lost three years running": no running."""
     before = text[: mention.start].lower().split()[-1:]
@@ -593,6 +602,7 @@ def _read_values(text: str, lexicon: Lexicon, obs: Observation, last_question: s
         and not _in_a_row(text, m)
         and not _owned(text, m)
         and not _how_it_packs(text, m)
+        and not _quoted(text, m)
     ]
     if not any(m.facet == "brand" for m in mentions) and (
         loose := _loose_brand_words(text, last_question)

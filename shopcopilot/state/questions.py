@@ -91,7 +91,10 @@ def _read_question(text: str) -> Question | None:
     about_one = bool(positions) and bool(named & set(OF_ONE))
     # "between the first and second which is cheaper": a pair named and what is asked of it
     about_two = len(positions) >= 2 and bool(named & set(OF_A_PAIR))
-    if not _asks(text, words, bool(facts) and (about_one or about_two or len(words) <= 2)):
+    # "just tell me which one's cheapest": which of the list, however the message opens
+    which_of_all = bool(named & set(OF_THE_LIST)) and bool(_find(words, WHICH))
+    says_what = about_one or about_two or which_of_all or len(words) <= 2
+    if not _asks(text, words, bool(facts) and says_what):
         return None  # "just get me the cheapest" picks; "which is the cheapest?" asks
     fact = _chosen(sorted(facts), positions, bool(_find(words, WHICH)))
     # "is it machine washable?": a pronoun points only in a short question that opens as one

@@ -16,6 +16,7 @@ from wordfreq import zipf_frequency
 from ..index.text import stem, tokens
 from ..terms import Attribute, Facet, Status
 from .audience import GROWN
+from .budget import NUMBER_WORDS
 from .model import Constraint, ShoppingState, StateDiff, Turn
 from .parse import COUNT_WORDS, NOT_A_WISH, content_word
 from .spelling import CHAT_WORD, is_english
@@ -133,6 +134,7 @@ def fragment_label(text: str, read: set[str], catalog_words: frozenset[str] = fr
     kept = [
         content_word(w)
         and w not in NOT_A_WISH
+        and w not in NUMBER_WORDS  # "around forty bucks": the budget's, unless it counts
         and stem(w) not in read
         and (_spelled(w) or w in catalog_words)
         for w in said

@@ -576,8 +576,11 @@ def _apply_no_preference(state: ShoppingState, obs: Observation, diff: StateDiff
             state.unconstrained.append(attribute)
             diff.unconstrained.append(attribute)
         for constraint in state.active(attribute):
-            # "style, I don't care" leaves who it is for ("men's slippers") as said.
-            if constraint.data.get("facet") != Facet.DEPARTMENT:
+            # "style, I don't care" leaves who it is for ("men's slippers") as said, and
+            # "socks for men, whatever kind" the socks said in the same breath.
+            if constraint.data.get("facet") != Facet.DEPARTMENT and (
+                constraint.source_turn != state.turn
+            ):
                 constraint.status = Status.UNCONSTRAINED
 
 
